@@ -1,0 +1,115 @@
+/* The gvis command line: option parsing, batches over inputs, messages.
+ *
+ * Adding a subcommand (the checklist):
+ *   1. cli/cmd_NAME.c with `int cmd_NAME(int argc, char **argv)`: an option table,
+ *      cli_parse(), cli_context(), cli_run_batch() with a per-file function.
+ *   2. An entry in the commands[] table of cli/main.c (name, function, summary).
+ *   3. The source in cli/meson.build; the lib/ and cuda/ files in theirs.
+ *   4. Tests: unit (tests/test_NAME.c), CLI (tests/cli/NAME.sh), CUDA parity.
+ *   5. man/gvis-NAME.1 (listed in man/meson.build) and an example in README.md.
+ */
+#ifndef GVIS_CLI_H
+#define GVIS_CLI_H
+
+#include <stddef.h>
+#include "gvis.h"
+
+/* Exit statuses (DESIGN.md section 2). */
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+enum opt_type {
+    OPT_FLAG,   /* int*: --name sets 1, --no-name sets 0 */
+    OPT_INT,    /* int* */
+    OPT_DOUBLE, /* double* (finite) */
+    OPT_STRING, /* const char ** */
+    OPT_CUSTOM, /* parse(value, dst, err, errlen) */
+};
+
+struct opt {
+    const char *name;  /* long name, no dashes */
+    char short_name;   /* 0: none */
+    enum opt_type type;
+    void *dst;
+    int (*parse)(const char *value, void *dst, char *err, size_t errlen); /* OPT_CUSTOM: 0 = ok */
+    const char *metavar; /* value placeholder for --help; NULL for flags */
+    const char *help;    /* one line */
+};
+#define OPT_END { NULL, 0, OPT_FLAG, NULL, NULL, NULL, NULL }
+
+struct cli_cmd {
+    const char *name;      /* "hist" */
+    const char *synopsis;  /* "[options] IN... [-o OUT]" */
+    const struct opt *opts;/* terminated by OPT_END; -o, --format, --quality and the global options are added */
+    int min_inputs;        /* positional arguments required (1 for most) */
+    int max_inputs;        /* 0: no limit */
+};
+
+/* What every subcommand gets after parsing. */
+struct cli_args {
+    char **inputs;
+    int ninputs;
+    const char *output;   /* -o, NULL when absent */
+    const char *format;   /* --format NAME, NULL when absent */
+    int quality;          /* --quality, 0 when absent */
+};
+
+/* Global options (DESIGN.md section 2); they may stand before or after the subcommand. */
+struct global_opts {
+    const char *device;   /* "auto" */
+    int timing;           /* 0 none, 1 text, 2 json */
+    int repeat;
+    int quiet, verbose;
+    double max_pixels;    /* 0: default */
+};
+extern struct global_opts g_opts;
+extern const char *g_cmd; /* the running subcommand's name, for messages */
+
+/* Parses argv (argv[0] is the subcommand).  Returns -1 on success, else an exit status
+ * to return at once (0 after --help, 2 after a usage error, already reported).  After
+ * success the caller frees args->inputs; after a return of 0 or 2 there is nothing to free. */
+int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli_args *args);
+/* Parses the global options that stand before the subcommand; returns the index of
+ * the subcommand in argv, or -(exit status + 1) when the program must stop. */
+int cli_parse_globals(int argc, char **argv);
+void cli_usage(const struct cli_cmd *cmd, int to_stdout);
+
+/* Creates the context from the global options; NULL after reporting an error (*status set). */
+gvis_ctx *cli_context(int *status);
+/* Prints --timing output and frees the context. */
+void cli_finish(gvis_ctx *ctx, double t0_ms);
+
+/* Per-file work: in is an input path ("-" = stdin), out the output path for it
+ * (NULL when no -o was given, "-" for stdout).  Returns a gvis_status. */
+typedef int (*cli_file_fn)(gvis_ctx *ctx, const char *in, const char *out, void *arg);
+
+/* Runs fn over every input.  Output names: with -o DIR/ (or an existing directory) each
+ * input gets DIR/BASENAME.EXT, EXT being out_ext, else --format, else the input's
+ * extension; with -o FILE there must be one input.  An output that names one of the
+ * inputs is refused.  A failing file is reported as `gvis SUB: 'FILE': message` and the
+ * batch goes on.  Returns the exit status (0, 1, or 2 for a usage error). */
+int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ctx *ctx, cli_file_fn fn,
+                  void *arg, const char *out_ext);
+/* Derives the output path for in with extension ext inside dir (malloc'd). */
+char *cli_output_in_dir(const char *dir, const char *in, const char *ext);
+
+/* Messages on stderr: "gvis SUB: message". */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Reports a usage error and returns EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Maps a gvis_status to an exit status (GVIS_E_ARG -> 2, others -> 1). */
+int cli_exit_status(int status);
+
+/* Writes a buffer to path ("-": stdout) atomically, timed as save; returns a status. */
+int cli_write_output(gvis_ctx *ctx, const char *path, const gvis_buf *b);
+
+/* Common value parsers for OPT_CUSTOM. */
+int cli_parse_size(const char *v, void *dst, char *err, size_t errlen);   /* "WxH" -> int[2] */
+int cli_parse_doubles(const char *v, double *out, int n, char *err, size_t errlen); /* "a,b,c" or "a b c" */
+
+/* The subcommands. */
+int cmd_info(int argc, char **argv);
+int cmd_hist(int argc, char **argv);
+
+#endif

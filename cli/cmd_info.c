@@ -1,0 +1,90 @@
+/* gvis info: version, build features and the CUDA devices seen, or why none is usable. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gvis_config.h"
+
+static const char *synopsis = "[--json]";
+
+static void version_text(char *s, size_t n, int v)
+{
+    snprintf(s, n, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+int cmd_info(int argc, char **argv)
+{
+    int json = 0;
+    const struct opt opts[] = {
+        {"json", 0, OPT_FLAG, &json, NULL, NULL, "one JSON document"},
+        OPT_END,
+    };
+    const struct cli_cmd cmd = {"info", synopsis, opts, 0, 0};
+    struct cli_args args;
+    int rc = cli_parse(&cmd, argc, argv, &args);
+    if (rc >= 0)
+        return rc;
+    int ninputs = args.ninputs;
+    free(args.inputs);
+    if (ninputs > 0)
+        return cli_usage_error("takes no inputs");
+    int n = 0;
+    char why[256] = "";
+    gvis_cuda_devices(&n, why, sizeof why);
+    gvis_buf b = {0};
+    char drv[32], rt[32];
+    if (json) {
+        gvis_buf_printf(&b, "{\"version\": \"%s\", \"cuda\": %s, \"gpu_archs\": ", GVIS_VERSION_STRING,
+                        gvis_build_has_cuda() ? "true" : "false");
+        gvis_buf_json_string(&b, gvis_build_cuda_archs());
+        gvis_buf_printf(&b, ", \"cpu_threads\": %d, \"devices\": [", gvis_threads());
+        for (int i = 0; i < n; i++) {
+            gvis_device_info d;
+            if (gvis_cuda_device_info(i, &d))
+                continue;
+            version_text(drv, sizeof drv, d.driver_version);
+            version_text(rt, sizeof rt, d.runtime_version);
+            gvis_buf_printf(&b, "%s{\"index\": %d, \"name\": ", i ? ", " : "", i);
+            gvis_buf_json_string(&b, d.name);
+            gvis_buf_printf(&b,
+                            ", \"compute_capability\": \"%d.%d\", \"multiprocessors\": %d, \"memory_bytes\": %zu, "
+                            "\"driver\": \"%s\", \"runtime\": \"%s\"}",
+                            d.major, d.minor, d.multiprocessors, d.memory_bytes, drv, rt);
+        }
+        gvis_buf_printf(&b, "]");
+        if (n == 0) {
+            gvis_buf_printf(&b, ", \"no_device_reason\": ");
+            gvis_buf_json_string(&b, why);
+        }
+        gvis_buf_printf(&b, "}\n");
+    } else {
+        gvis_buf_printf(&b, "gvis %s\n", GVIS_VERSION_STRING);
+        if (gvis_build_has_cuda())
+            gvis_buf_printf(&b, "build: CUDA, GPU architectures %s\n", gvis_build_cuda_archs());
+        else
+            gvis_buf_printf(&b, "build: CPU only (built without CUDA)\n");
+        gvis_buf_printf(&b, "cpu threads: %d\n", gvis_threads());
+        for (int i = 0; i < n; i++) {
+            gvis_device_info d;
+            if (gvis_cuda_device_info(i, &d)) {
+                gvis_buf_printf(&b, "cuda:%d: %s\n", i, gvis_errmsg());
+                continue;
+            }
+            version_text(drv, sizeof drv, d.driver_version);
+            version_text(rt, sizeof rt, d.runtime_version);
+            gvis_buf_printf(&b,
+                            "cuda:%d: %s, compute capability %d.%d, %d multiprocessors, %.1f GiB, driver %s, "
+                            "runtime %s\n",
+                            i, d.name, d.major, d.minor, d.multiprocessors, (double)d.memory_bytes / (1 << 30), drv, rt);
+        }
+        if (n == 0)
+            gvis_buf_printf(&b, "no usable CUDA device: %s; gvis runs on the CPU\n", why);
+    }
+    int wrc = gvis_write_file_atomic("-", b.data, b.len);
+    gvis_buf_free(&b);
+    if (wrc) {
+        cli_error("%s", gvis_errmsg());
+        return EXIT_RUNTIME;
+    }
+    return EXIT_OK;
+}

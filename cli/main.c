@@ -1,0 +1,127 @@
+/* gvis: a command-line stereo and vision toolbox.  The commands[] table below is the
+ * one list of subcommands: `gvis --help` prints it and main() dispatches through it. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "gvis_config.h"
+
+static const struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"hist", cmd_hist, "Histograms of 8- and 16-bit images as CSV, JSON or a plot; histogram equalization"},
+    {"info", cmd_info, "Version, build features and the CUDA devices this machine offers"},
+};
+
+const char *cli_command_summary(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return commands[i].summary;
+    return NULL;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gvis [global options] SUBCOMMAND [options] INPUT... [-o OUTPUT]\n\nSubcommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "  %-12s %s\n", "help", "Show the manual page of a subcommand (gvis help SUBCOMMAND)");
+    fprintf(f,
+            "\nGlobal options (before or after the subcommand):\n"
+            "  --device DEV   auto, cpu, cuda or cuda:N (default auto: the first usable GPU, else the CPU)\n"
+            "  --cpu          same as --device cpu\n"
+            "  --timing       stage times on stderr; --timing=json prints one JSON object\n"
+            "  --repeat N     run the operation N times and report the median time\n"
+            "  --max-pixels N refuse images with more pixels (default 268435456)\n"
+            "  -q, -v         quieter, more verbose\n"
+            "  --help, --version\n"
+            "\nExit status: 0 success, 1 failure at run time, 2 usage error.\n"
+            "See 'gvis SUBCOMMAND --help' and 'gvis help SUBCOMMAND'.\n");
+}
+
+static void on_signal(int sig)
+{
+    gvis_remove_temp_files();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static int show_man(const char *sub)
+{
+    if (sub && !cli_command_summary(sub) && strcmp(sub, "gvis") != 0) {
+        fprintf(stderr, "gvis help: unknown subcommand '%s'\nTry 'gvis --help' for the list.\n", sub);
+        return EXIT_USAGE;
+    }
+    char page[64], path[4096];
+    snprintf(page, sizeof page, "gvis%s%s", sub && strcmp(sub, "gvis") ? "-" : "", sub && strcmp(sub, "gvis") ? sub : "");
+    /* The installed page, else the one in the source tree of this build. */
+    const char *dirs[] = {GVIS_MAN_DIR, GVIS_SOURCE_MAN_DIR};
+    path[0] = 0;
+    for (int k = 0; k < 2 && !path[0]; k++) {
+        snprintf(path, sizeof path, "%s/%s.1", dirs[k], page);
+        if (access(path, R_OK) != 0)
+            path[0] = 0;
+    }
+    if (!path[0]) {
+        fprintf(stderr, "gvis help: no manual page %s.1 found in %s or %s\n", page, GVIS_MAN_DIR, GVIS_SOURCE_MAN_DIR);
+        return EXIT_RUNTIME;
+    }
+    fflush(stdout);
+    execlp("man", "man", "-l", path, (char *)NULL);
+    execlp("mandoc", "mandoc", path, (char *)NULL);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "gvis help: cannot read %s\n", path);
+        return EXIT_RUNTIME;
+    }
+    char line[1024];
+    while (fgets(line, sizeof line, f))
+        fputs(line, stdout);
+    fclose(f);
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGHUP, on_signal);
+    /* A closed pipe shows up as EPIPE from write(), reported quietly with status 1. */
+    signal(SIGPIPE, SIG_IGN);
+
+    int i = cli_parse_globals(argc, argv);
+    if (i < 0)
+        return -i - 1;
+    if (i >= argc) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *name = argv[i];
+    if (strcmp(name, "--version") == 0) {
+        printf("gvis %s%s\n", GVIS_VERSION_STRING, gvis_build_has_cuda() ? " (CUDA)" : " (CPU only)");
+        return fflush(stdout) == 0 ? EXIT_OK : EXIT_RUNTIME;
+    }
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+        usage(stdout);
+        return fflush(stdout) == 0 ? EXIT_OK : EXIT_RUNTIME;
+    }
+    if (strcmp(name, "help") == 0)
+        return show_man(i + 1 < argc ? argv[i + 1] : NULL);
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+        if (strcmp(commands[k].name, name) == 0) {
+            g_cmd = commands[k].name;
+            int rc = commands[k].fn(argc - i, argv + i);
+            if (fflush(stdout) != 0 && rc == EXIT_OK)
+                rc = EXIT_RUNTIME;
+            return rc;
+        }
+    }
+    fprintf(stderr, "gvis: unknown subcommand '%s'\nTry 'gvis --help' for the list.\n", name);
+    return EXIT_USAGE;
+}

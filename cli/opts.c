@@ -1,0 +1,510 @@
+/* Option parsing shared by every subcommand, messages, and the context. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct global_opts g_opts = {"auto", 0, 1, 0, 0, 0};
+const char *g_cmd = NULL;
+
+const char *cli_command_summary(const char *name); /* main.c */
+
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+    fflush(stdout);
+    fprintf(stderr, "gvis%s%s: %s", g_cmd ? " " : "", g_cmd ? g_cmd : "", kind);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("", fmt, ap);
+    va_end(ap);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+    if (g_opts.quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("warning: ", fmt, ap);
+    va_end(ap);
+}
+
+void cli_info(const char *fmt, ...)
+{
+    if (!g_opts.verbose || g_opts.quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("", fmt, ap);
+    va_end(ap);
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("", fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "Try 'gvis %s%s--help' for more information.\n", g_cmd ? g_cmd : "", g_cmd ? " " : "");
+    return EXIT_USAGE;
+}
+
+int cli_exit_status(int status)
+{
+    return status == GVIS_OK ? EXIT_OK : status == GVIS_E_ARG ? EXIT_USAGE : EXIT_RUNTIME;
+}
+
+/* ---- value parsers ---- */
+
+static int parse_int(const char *v, int *out)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || errno || n < -2147483647L || n > 2147483647L)
+        return -1;
+    *out = (int)n;
+    return 0;
+}
+
+static int parse_double(const char *v, double *out)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (!*v || *end || errno || !isfinite(d))
+        return -1;
+    *out = d;
+    return 0;
+}
+
+int cli_parse_size(const char *v, void *dst, char *err, size_t errlen)
+{
+    int *wh = dst;
+    char *end;
+    long w = strtol(v, &end, 10);
+    if (end == v || (*end != 'x' && *end != 'X')) {
+        snprintf(err, errlen, "'%s' is not a size WxH", v);
+        return -1;
+    }
+    const char *p = end + 1;
+    long h = strtol(p, &end, 10);
+    if (end == p || *end || w <= 0 || h <= 0 || w > 1 << 20 || h > 1 << 20) {
+        snprintf(err, errlen, "'%s' is not a size WxH of positive numbers", v);
+        return -1;
+    }
+    wh[0] = (int)w;
+    wh[1] = (int)h;
+    return 0;
+}
+
+int cli_parse_doubles(const char *v, double *out, int n, char *err, size_t errlen)
+{
+    const char *p = v;
+    for (int i = 0; i < n; i++) {
+        while (*p == ' ' || *p == ',' || *p == '\t')
+            p++;
+        char *end;
+        errno = 0;
+        double d = strtod(p, &end);
+        if (end == p || errno || !isfinite(d)) {
+            snprintf(err, errlen, "'%s' is not a list of %d finite numbers", v, n);
+            return -1;
+        }
+        out[i] = d;
+        p = end;
+    }
+    while (*p == ' ' || *p == ',' || *p == '\t')
+        p++;
+    if (*p) {
+        snprintf(err, errlen, "'%s' has more than %d numbers", v, n);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- option tables ---- */
+
+static struct cli_args *cur_args;
+
+static int parse_timing(const char *v, void *dst, char *err, size_t errlen)
+{
+    int *t = dst;
+    if (!v || !*v)
+        *t = 1;
+    else if (strcmp(v, "json") == 0)
+        *t = 2;
+    else if (strcmp(v, "text") == 0)
+        *t = 1;
+    else {
+        snprintf(err, errlen, "--timing takes no value or '=json'");
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_device(const char *v, void *dst, char *err, size_t errlen)
+{
+    if (strcmp(v, "auto") && strcmp(v, "cpu") && strncmp(v, "cuda", 4)) {
+        snprintf(err, errlen, "bad device '%s' (auto, cpu, cuda or cuda:N)", v);
+        return -1;
+    }
+    if (strncmp(v, "cuda", 4) == 0 && v[4]) {
+        int n;
+        if (v[4] != ':' || parse_int(v + 5, &n) || n < 0) {
+            snprintf(err, errlen, "bad device '%s' (auto, cpu, cuda or cuda:N)", v);
+            return -1;
+        }
+    }
+    *(const char **)dst = v;
+    return 0;
+}
+
+static int parse_cpu(const char *v, void *dst, char *err, size_t errlen)
+{
+    *(const char **)dst = "cpu";
+    return 0;
+}
+
+static int parse_repeat(const char *v, void *dst, char *err, size_t errlen)
+{
+    int n;
+    if (parse_int(v, &n) || n < 1 || n > 100000) {
+        snprintf(err, errlen, "--repeat takes a whole number from 1 to 100000, not '%s'", v);
+        return -1;
+    }
+    *(int *)dst = n;
+    return 0;
+}
+
+static int parse_max_pixels(const char *v, void *dst, char *err, size_t errlen)
+{
+    double d;
+    if (parse_double(v, &d) || d < 1 || d > 4294967295.0 || d != floor(d)) {
+        snprintf(err, errlen, "--max-pixels takes a whole number from 1 to 4294967295, not '%s'", v);
+        return -1;
+    }
+    *(double *)dst = d;
+    return 0;
+}
+
+static int parse_quality(const char *v, void *dst, char *err, size_t errlen)
+{
+    int n;
+    if (parse_int(v, &n) || n < 1 || n > 100) {
+        snprintf(err, errlen, "--quality takes a whole number from 1 to 100, not '%s'", v);
+        return -1;
+    }
+    *(int *)dst = n;
+    return 0;
+}
+
+static int parse_format(const char *v, void *dst, char *err, size_t errlen)
+{
+    if (gvis_format_from_name(v) == GVIS_FMT_NONE) {
+        snprintf(err, errlen, "unknown format '%s' (png, jpg, bmp, tga, pgm, ppm, pfm, npy, csv, json, txt)", v);
+        return -1;
+    }
+    *(const char **)dst = v;
+    return 0;
+}
+
+/* The flags that take no value; "timing" takes an optional one after '='. */
+static const struct opt global_table[] = {
+    {"device", 0, OPT_CUSTOM, &g_opts.device, parse_device, "DEV", "auto, cpu, cuda or cuda:N (default auto)"},
+    {"cpu", 0, OPT_CUSTOM, &g_opts.device, parse_cpu, NULL, "same as --device cpu"},
+    {"timing", 0, OPT_CUSTOM, &g_opts.timing, parse_timing, NULL, "stage times on stderr (--timing=json: one JSON object)"},
+    {"repeat", 0, OPT_CUSTOM, &g_opts.repeat, parse_repeat, "N", "run the operation N times; report the median"},
+    {"max-pixels", 0, OPT_CUSTOM, &g_opts.max_pixels, parse_max_pixels, "N", "refuse larger images (default 268435456)"},
+    {"quiet", 'q', OPT_FLAG, &g_opts.quiet, NULL, NULL, "no warnings"},
+    {"verbose", 'v', OPT_FLAG, &g_opts.verbose, NULL, NULL, "say what is done"},
+    OPT_END,
+};
+
+static int takes_no_value(const struct opt *o)
+{
+    return o->type == OPT_FLAG || o->parse == parse_cpu || o->parse == parse_timing;
+}
+
+static const struct opt *find_long(const struct opt *t, const char *name, size_t len, int *negated)
+{
+    *negated = 0;
+    for (; t && t->name; t++) {
+        if (strlen(t->name) == len && strncmp(t->name, name, len) == 0)
+            return t;
+        if (t->type == OPT_FLAG && len > 3 && strncmp(name, "no-", 3) == 0 && strlen(t->name) == len - 3 &&
+            strncmp(t->name, name + 3, len - 3) == 0) {
+            *negated = 1;
+            return t;
+        }
+    }
+    return NULL;
+}
+
+static const struct opt *find_short(const struct opt *t, char c)
+{
+    for (; t && t->name; t++)
+        if (t->short_name == c)
+            return t;
+    return NULL;
+}
+
+static int apply(const struct opt *o, const char *value, int negated, const char *spelled)
+{
+    char err[256] = "";
+    switch (o->type) {
+    case OPT_FLAG:
+        *(int *)o->dst = !negated;
+        return 0;
+    case OPT_INT:
+        if (parse_int(value, (int *)o->dst))
+            return cli_usage_error("%s takes a whole number, not '%s'", spelled, value);
+        return 0;
+    case OPT_DOUBLE:
+        if (parse_double(value, (double *)o->dst))
+            return cli_usage_error("%s takes a finite number, not '%s'", spelled, value);
+        return 0;
+    case OPT_STRING:
+        *(const char **)o->dst = value;
+        return 0;
+    case OPT_CUSTOM:
+        if (o->parse(value, o->dst, err, sizeof err))
+            return cli_usage_error("%s: %s", spelled, err[0] ? err : "bad value");
+        return 0;
+    }
+    return 0;
+}
+
+/* The options every subcommand has besides its own. */
+static struct opt io_table[] = {
+    {"output", 'o', OPT_STRING, NULL, NULL, "OUT", "output file, DIR/ for one output per input, - for stdout"},
+    {"format", 0, OPT_CUSTOM, NULL, parse_format, "FMT", "output format (for -o - or to override the extension)"},
+    {"quality", 0, OPT_CUSTOM, NULL, parse_quality, "Q", "JPEG quality 1..100 (default 95)"},
+    OPT_END,
+};
+
+static int parse_one(const struct cli_cmd *cmd, int argc, char **argv, int *i, int *help)
+{
+    const char *a = argv[*i];
+    const struct opt *tables[3] = {cmd ? cmd->opts : NULL, cmd ? io_table : NULL, global_table};
+    if (a[1] == '-') {
+        const char *name = a + 2, *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        if (len == 4 && strncmp(name, "help", 4) == 0) {
+            *help = 1;
+            return 0;
+        }
+        const struct opt *o = NULL;
+        int neg = 0;
+        for (int t = 0; t < 3 && !o; t++)
+            o = find_long(tables[t], name, len, &neg);
+        if (!o)
+            return cli_usage_error("unknown option '--%.*s'", (int)len, name);
+        char spelled[80];
+        snprintf(spelled, sizeof spelled, "--%.*s", (int)len, name);
+        if (takes_no_value(o)) {
+            if (eq && o->parse != parse_timing)
+                return cli_usage_error("%s takes no value", spelled);
+            return apply(o, eq ? eq + 1 : NULL, neg, spelled);
+        }
+        if (neg)
+            return cli_usage_error("unknown option '%s'", a);
+        const char *v = eq ? eq + 1 : NULL;
+        if (!v) {
+            if (*i + 1 >= argc)
+                return cli_usage_error("%s needs a value", spelled);
+            v = argv[++*i];
+        }
+        return apply(o, v, 0, spelled);
+    }
+    /* short options: -q, -v, -o FILE, -oFILE, combined flags -qv */
+    for (const char *p = a + 1; *p; p++) {
+        if (*p == 'h') {
+            *help = 1;
+            return 0;
+        }
+        const struct opt *o = NULL;
+        for (int t = 0; t < 3 && !o; t++)
+            o = find_short(tables[t], *p);
+        if (!o)
+            return cli_usage_error("unknown option '-%c'", *p);
+        char spelled[4] = {'-', *p, 0, 0};
+        if (takes_no_value(o)) {
+            int rc = apply(o, NULL, 0, spelled);
+            if (rc)
+                return rc;
+            continue;
+        }
+        const char *v = p[1] ? p + 1 : NULL;
+        if (!v) {
+            if (*i + 1 >= argc)
+                return cli_usage_error("%s needs a value", spelled);
+            v = argv[++*i];
+        }
+        return apply(o, v, 0, spelled);
+    }
+    return 0;
+}
+
+int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli_args *args)
+{
+    memset(args, 0, sizeof *args);
+    cur_args = args;
+    io_table[0].dst = &args->output;
+    io_table[1].dst = &args->format;
+    io_table[2].dst = &args->quality;
+    args->inputs = calloc((size_t)argc + 1, sizeof *args->inputs);
+    if (!args->inputs) {
+        cli_error("out of memory");
+        return EXIT_RUNTIME;
+    }
+    int help = 0, only_positional = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!only_positional && strcmp(a, "--") == 0) {
+            only_positional = 1;
+            continue;
+        }
+        if (only_positional || a[0] != '-' || a[1] == 0) {
+            args->inputs[args->ninputs++] = argv[i];
+            continue;
+        }
+        int rc = parse_one(cmd, argc, argv, &i, &help);
+        if (rc || help) {
+            if (help)
+                cli_usage(cmd, 1);
+            free(args->inputs);
+            args->inputs = NULL;
+            return rc;
+        }
+    }
+    const char *problem = NULL;
+    if (args->ninputs < cmd->min_inputs)
+        problem = cmd->min_inputs == 1 ? "no input given" : "more inputs needed";
+    else if (cmd->max_inputs && args->ninputs > cmd->max_inputs)
+        problem = "too many inputs";
+    else if (args->output && !*args->output)
+        problem = "-o needs a file name";
+    if (problem) {
+        free(args->inputs);
+        args->inputs = NULL;
+        return cli_usage_error("%s", problem);
+    }
+    return -1;
+}
+
+int cli_parse_globals(int argc, char **argv)
+{
+    int help = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || a[1] == 0)
+            return i;
+        if (strcmp(a, "--version") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+            return i;
+        int rc = parse_one(NULL, argc, argv, &i, &help);
+        if (rc)
+            return -(rc + 1);
+    }
+    return argc;
+}
+
+static void print_table(FILE *f, const struct opt *t)
+{
+    for (; t && t->name; t++) {
+        char left[64];
+        if (t->short_name)
+            snprintf(left, sizeof left, "-%c, --%s%s%s", t->short_name, t->name, t->metavar ? " " : "",
+                     t->metavar ? t->metavar : "");
+        else
+            snprintf(left, sizeof left, "    --%s%s%s", t->name, t->metavar ? " " : "", t->metavar ? t->metavar : "");
+        fprintf(f, "  %-26s %s\n", left, t->help ? t->help : "");
+    }
+}
+
+void cli_usage(const struct cli_cmd *cmd, int to_stdout)
+{
+    FILE *f = to_stdout ? stdout : stderr;
+    const char *summary = cli_command_summary(cmd->name);
+    fprintf(f, "usage: gvis %s %s\n", cmd->name, cmd->synopsis);
+    if (summary)
+        fprintf(f, "\n%s.\n", summary);
+    fprintf(f, "\nOptions:\n");
+    print_table(f, cmd->opts);
+    print_table(f, io_table);
+    fprintf(f, "\nGlobal options:\n");
+    print_table(f, global_table);
+    fprintf(f, "\nSee 'gvis help %s' for the manual page.\n", cmd->name);
+}
+
+/* ---- context and timing ---- */
+
+static void log_to_stderr(void *user, int level, const char *msg)
+{
+    if (level == GVIS_LOG_WARN)
+        cli_warn("%s", msg);
+    else
+        cli_info("%s", msg);
+}
+
+gvis_ctx *cli_context(int *status)
+{
+    gvis_io_opts io = {0, 0};
+    io.max_pixels = (size_t)g_opts.max_pixels;
+    io.quality = cur_args ? cur_args->quality : 0;
+    gvis_ctx *ctx = NULL;
+    int rc = gvis_ctx_create(&ctx, g_opts.device, g_opts.repeat, &io, log_to_stderr, NULL);
+    if (rc) {
+        cli_error("%s", gvis_errmsg());
+        *status = cli_exit_status(rc);
+        return NULL;
+    }
+    cli_info("device %s", gvis_ctx_device_name(ctx));
+    *status = EXIT_OK;
+    return ctx;
+}
+
+void cli_finish(gvis_ctx *ctx, double t0_ms)
+{
+    if (!ctx)
+        return;
+    const gvis_timing *t = gvis_ctx_timing(ctx);
+    double total = gvis_now_ms() - t0_ms;
+    if (g_opts.timing == 2) {
+        gvis_buf b = {0};
+        gvis_buf_printf(&b, "{\"device\": ");
+        gvis_buf_json_string(&b, gvis_ctx_device_name(ctx));
+        gvis_buf_printf(&b,
+                        ", \"repeat\": %d, \"load_ms\": %.4f, \"upload_ms\": %.4f, \"compute_ms\": %.4f, "
+                        "\"download_ms\": %.4f, \"save_ms\": %.4f, \"total_ms\": %.4f}\n",
+                        t->repeat, t->load_ms, t->upload_ms, t->compute_ms, t->download_ms, t->save_ms, total);
+        if (b.data)
+            fputs((const char *)b.data, stderr);
+        gvis_buf_free(&b);
+    } else if (g_opts.timing == 1) {
+        fprintf(stderr,
+                "gvis %s: %s: load %.3f ms, upload %.3f ms, compute %.3f ms (median of %d), download %.3f ms, "
+                "save %.3f ms, total %.3f ms\n",
+                g_cmd, gvis_ctx_device_name(ctx), t->load_ms, t->upload_ms, t->compute_ms, t->repeat, t->download_ms,
+                t->save_ms, total);
+    }
+    gvis_ctx_free(ctx);
+}
+
+int cli_write_output(gvis_ctx *ctx, const char *path, const gvis_buf *b)
+{
+    double t0 = gvis_now_ms();
+    int rc = gvis_write_file_atomic(path, b->data ? (const void *)b->data : "", b->len);
+    gvis_ctx_timing(ctx)->save_ms += gvis_now_ms() - t0;
+    return rc;
+}

@@ -1,0 +1,36 @@
+// Device enumeration for `gvis info` and device selection.
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gvis_cuda.h"
+
+extern "C" int gvis_cu_device_count(int *count)
+{
+    *count = 0;
+    cudaError_t e = cudaGetDeviceCount(count);
+    if (e != cudaSuccess) {
+        cudaGetLastError(); // clear the sticky-free error so later calls start clean
+        *count = 0;
+    }
+    return (int)e;
+}
+
+extern "C" int gvis_cu_device_props(int index, char *name, size_t name_len, int *major, int *minor, int *mps,
+                                    size_t *mem, int *driver, int *runtime)
+{
+    cudaDeviceProp p;
+    cudaError_t e = cudaGetDeviceProperties(&p, index);
+    if (e != cudaSuccess)
+        return (int)e;
+    snprintf(name, name_len, "%s", p.name);
+    *major = p.major;
+    *minor = p.minor;
+    *mps = p.multiProcessorCount;
+    *mem = p.totalGlobalMem;
+    cudaDriverGetVersion(driver);
+    cudaRuntimeGetVersion(runtime);
+    return 0;
+}
+
+extern "C" const char *gvis_cu_strerror(int err) { return cudaGetErrorString((cudaError_t)err); }

@@ -1,0 +1,67 @@
+/* C-callable entry points of gvis's CUDA code.
+ *
+ * cuda/ computes on buffers it is handed: every entry point takes device
+ * pointers and a stream and returns a cudaError_t value as int (0 = success).
+ * Kernels never allocate; scratch memory belongs to the caller (lib/).
+ * This header is plain C so that lib/ can include it without CUDA headers.
+ */
+#ifndef GVIS_CUDA_H
+#define GVIS_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* cudaErrorMemoryAllocation, so that lib/ can tell device exhaustion apart. */
+#define GVIS_CUDA_ERR_NOMEM 2
+
+/* ---- devices (cuda/device.cu) ---- */
+int gvis_cu_device_count(int *count);
+int gvis_cu_device_props(int index, char *name, size_t name_len, int *major, int *minor,
+                         int *mps, size_t *mem, int *driver, int *runtime);
+const char *gvis_cu_strerror(int err);
+
+/* ---- a job: one device, one stream, reusable buffers and events (cuda/job.cu) ---- */
+typedef struct gvis_cu_job gvis_cu_job;
+
+int gvis_cu_job_create(int device, gvis_cu_job **job);
+void gvis_cu_job_destroy(gvis_cu_job *job);
+void *gvis_cu_job_stream(gvis_cu_job *job); /* the cudaStream_t */
+/* A device buffer of at least bytes in slot (0..15), reused and grown across calls. */
+int gvis_cu_buffer(gvis_cu_job *job, int slot, size_t bytes, void **d_ptr);
+/* A pitched device image buffer in slot: rowbytes x rows, pitch returned. */
+int gvis_cu_buffer2d(gvis_cu_job *job, int slot, size_t rowbytes, size_t rows, void **d_ptr, size_t *pitch);
+/* A pinned host buffer of at least bytes in slot (0..7). */
+int gvis_cu_host_buffer(gvis_cu_job *job, int slot, size_t bytes, void **h_ptr);
+/* Asynchronous 2-D copies on the job's stream. */
+int gvis_cu_upload2d(gvis_cu_job *job, void *d, size_t dpitch, const void *h, size_t hpitch, size_t rowbytes, size_t rows);
+int gvis_cu_download2d(gvis_cu_job *job, void *h, size_t hpitch, const void *d, size_t dpitch, size_t rowbytes, size_t rows);
+int gvis_cu_memset(gvis_cu_job *job, void *d, int value, size_t bytes);
+int gvis_cu_sync(gvis_cu_job *job);
+/* Events around stream work: start, then stop returns the elapsed milliseconds. */
+int gvis_cu_timer_start(gvis_cu_job *job);
+int gvis_cu_timer_stop(gvis_cu_job *job, float *ms);
+
+/* ---- operations: one stage per file ---- */
+
+/* cuda/hist.cu: per-channel histograms of an 8- or 16-bit image.
+ * bits 8: bins must be 256, lo 0, hi 256; bits 16: bin = (v - lo) * bins / (hi - lo) for lo <= v < hi.
+ * channel < 0: all channels, d_hist is channels x bins u32; else only that channel (bins u32).
+ * d_hist is zeroed by the call. */
+int gvis_cu_hist(const void *d_src, size_t pitch, int width, int height, int channels, int bits,
+                 int channel, int bins, uint32_t lo, uint32_t hi, uint32_t *d_hist, void *stream);
+
+/* cuda/equalize.cu: OpenCV equalizeHist on u8 images (histogram, LUT, lookup on the device,
+ * no host round trip).  channels 1: gray; 3 or 4: on luma (OpenCV's YCrCb conversion) or,
+ * with per_channel, each colour channel (alpha kept).  d_scratch: gvis_cu_equalize_scratch() bytes. */
+size_t gvis_cu_equalize_scratch(void);
+int gvis_cu_equalize(const uint8_t *d_src, size_t spitch, uint8_t *d_dst, size_t dpitch, int width, int height,
+                     int channels, int per_channel, void *d_scratch, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,236 @@
+// Histograms of 8- and 16-bit images.
+//
+// Each block counts into shared-memory sub-histograms: R copies of every bin, interleaved
+// (address = bin * R + lane % R), so that lanes of a warp that hit the same bin land on
+// different words and, for neighbouring bins, different banks.  Gray 8-bit threads also
+// merge runs of equal bytes inside their 16-byte load before counting, so a near-constant
+// image issues fewer atomics than a random one.  At the end each block adds its non-zero
+// bins to the output with one global atomic per bin.
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "gvis_cuda.h"
+
+#define THREADS 256
+
+static int sm_count(void)
+{
+    static int n;
+    if (!n) {
+        int dev = 0;
+        cudaGetDevice(&dev);
+        if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || n <= 0)
+            n = 80;
+    }
+    return n;
+}
+
+struct hist_args {
+    const uint8_t *src;
+    size_t pitch;
+    int width, height, channels;
+    int channel;       // < 0: all
+    int bins;
+    uint32_t lo, span; // 16-bit range
+    int nh;            // histograms counted
+    int reps;          // R, a power of two
+    uint32_t *out;
+};
+
+__device__ __forceinline__ void count(uint32_t *sh, int reps, int lane, uint32_t bin, uint32_t n)
+{
+    atomicAdd(&sh[bin * reps + (lane & (reps - 1))], n);
+}
+
+// 8-bit gray: 16 bytes per item, runs of equal bytes counted at once.
+__global__ void __launch_bounds__(THREADS) hist_gray8(hist_args a, int vec_per_row, long long items)
+{
+    extern __shared__ uint32_t sh[];
+    const int reps = a.reps, nwords = 256 * reps;
+    for (int i = threadIdx.x; i < nwords; i += THREADS)
+        sh[i] = 0;
+    __syncthreads();
+    const int lane = threadIdx.x & 31;
+    for (long long it = blockIdx.x * (long long)THREADS + threadIdx.x; it < items; it += (long long)gridDim.x * THREADS) {
+        int y = (int)(it / vec_per_row), v = (int)(it - (long long)y * vec_per_row);
+        const uint8_t *row = a.src + (size_t)y * a.pitch;
+        int x0 = v * 16, n = a.width - x0;
+        uint8_t b[16];
+        if (n >= 16) {
+            uint4 q = __ldg(reinterpret_cast<const uint4 *>(row + x0));
+            uint32_t w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+            for (int k = 0; k < 16; k++)
+                b[k] = (uint8_t)(w[k >> 2] >> (8 * (k & 3)));
+            uint32_t run = 1;
+#pragma unroll
+            for (int k = 0; k < 15; k++) {
+                if (b[k] != b[k + 1]) {
+                    count(sh, reps, lane, b[k], run);
+                    run = 1;
+                } else {
+                    run++;
+                }
+            }
+            count(sh, reps, lane, b[15], run);
+        } else {
+            for (int k = 0; k < n; k++)
+                count(sh, reps, lane, row[x0 + k], 1);
+        }
+    }
+    __syncthreads();
+    for (int bin = threadIdx.x; bin < 256; bin += THREADS) {
+        uint32_t s = 0;
+        for (int r = 0; r < reps; r++)
+            s += sh[bin * reps + r];
+        if (s)
+            atomicAdd(&a.out[bin], s);
+    }
+}
+
+// 8-bit colour (all channels or one): 16 bytes per item, channel of each byte tracked.
+__global__ void __launch_bounds__(THREADS) hist_color8(hist_args a, int vec_per_row, long long items)
+{
+    extern __shared__ uint32_t sh[];
+    const int reps = a.reps, nwords = a.nh * 256 * reps, ch = a.channels;
+    const int rowbytes = a.width * ch;
+    for (int i = threadIdx.x; i < nwords; i += THREADS)
+        sh[i] = 0;
+    __syncthreads();
+    const int lane = threadIdx.x & 31;
+    for (long long it = blockIdx.x * (long long)THREADS + threadIdx.x; it < items; it += (long long)gridDim.x * THREADS) {
+        int y = (int)(it / vec_per_row), v = (int)(it - (long long)y * vec_per_row);
+        const uint8_t *row = a.src + (size_t)y * a.pitch;
+        int x0 = v * 16, n = min(16, rowbytes - x0);
+        int c = x0 % ch;
+        if (n == 16) {
+            uint4 q = __ldg(reinterpret_cast<const uint4 *>(row + x0));
+            uint32_t w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+            for (int k = 0; k < 16; k++) {
+                uint32_t byte = (w[k >> 2] >> (8 * (k & 3))) & 255;
+                if (a.channel < 0)
+                    count(sh, reps, lane, (uint32_t)c * 256 + byte, 1);
+                else if (c == a.channel)
+                    count(sh, reps, lane, byte, 1);
+                c = c + 1 == ch ? 0 : c + 1;
+            }
+        } else {
+            for (int k = 0; k < n; k++) {
+                uint32_t byte = row[x0 + k];
+                if (a.channel < 0)
+                    count(sh, reps, lane, (uint32_t)c * 256 + byte, 1);
+                else if (c == a.channel)
+                    count(sh, reps, lane, byte, 1);
+                c = c + 1 == ch ? 0 : c + 1;
+            }
+        }
+    }
+    __syncthreads();
+    for (int bin = threadIdx.x; bin < a.nh * 256; bin += THREADS) {
+        uint32_t s = 0;
+        for (int r = 0; r < reps; r++)
+            s += sh[bin * reps + r];
+        if (s)
+            atomicAdd(&a.out[bin], s);
+    }
+}
+
+__device__ __forceinline__ void count16(hist_args &a, uint32_t *sh, int lane, int shared, int c, uint32_t v)
+{
+    uint32_t d = v - a.lo;
+    if (v < a.lo || d >= a.span || (a.channel >= 0 && c != a.channel))
+        return;
+    uint32_t bin = (uint32_t)(((uint64_t)d * (uint32_t)a.bins) / a.span);
+    uint32_t h = a.channel >= 0 ? 0 : (uint32_t)c;
+    if (shared)
+        count(sh, a.reps, lane, h * a.bins + bin, 1);
+    else
+        atomicAdd(&a.out[h * a.bins + bin], 1u);
+}
+
+// 16-bit, any number of bins: shared sub-histograms when they fit, global atomics otherwise.
+__global__ void __launch_bounds__(THREADS) hist_16(hist_args a, int vec_per_row, long long items, int shared)
+{
+    extern __shared__ uint32_t sh[];
+    const int ch = a.channels, rowsamples = a.width * ch;
+    const int nwords = shared ? a.nh * a.bins * a.reps : 0;
+    for (int i = threadIdx.x; i < nwords; i += THREADS)
+        sh[i] = 0;
+    __syncthreads();
+    const int lane = threadIdx.x & 31;
+    for (long long it = blockIdx.x * (long long)THREADS + threadIdx.x; it < items; it += (long long)gridDim.x * THREADS) {
+        int y = (int)(it / vec_per_row), v = (int)(it - (long long)y * vec_per_row);
+        const uint16_t *row = reinterpret_cast<const uint16_t *>(a.src + (size_t)y * a.pitch);
+        int s0 = v * 8, n = min(8, rowsamples - s0);
+        int c = s0 % ch;
+        if (n == 8) {
+            uint4 q = __ldg(reinterpret_cast<const uint4 *>(row + s0));
+            uint32_t w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                count16(a, sh, lane, shared, c, (w[k >> 1] >> (16 * (k & 1))) & 0xffff);
+                c = c + 1 == ch ? 0 : c + 1;
+            }
+        } else {
+            for (int k = 0; k < n; k++) {
+                count16(a, sh, lane, shared, c, row[s0 + k]);
+                c = c + 1 == ch ? 0 : c + 1;
+            }
+        }
+    }
+    if (!shared)
+        return;
+    __syncthreads();
+    for (int bin = threadIdx.x; bin < a.nh * a.bins; bin += THREADS) {
+        uint32_t s = 0;
+        for (int r = 0; r < a.reps; r++)
+            s += sh[bin * a.reps + r];
+        if (s)
+            atomicAdd(&a.out[bin], s);
+    }
+}
+
+extern "C" int gvis_cu_hist(const void *d_src, size_t pitch, int width, int height, int channels, int bits,
+                            int channel, int bins, uint32_t lo, uint32_t hi, uint32_t *d_hist, void *stream)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    if (width <= 0 || height <= 0 || channels < 1 || channels > 4 || bins < 1 || hi <= lo || (pitch & 15))
+        return (int)cudaErrorInvalidValue;
+    hist_args a;
+    a.src = (const uint8_t *)d_src;
+    a.pitch = pitch;
+    a.width = width;
+    a.height = height;
+    a.channels = channels;
+    a.channel = channel;
+    a.bins = bins;
+    a.lo = lo;
+    a.span = hi - lo;
+    a.nh = channel >= 0 ? 1 : channels;
+    a.out = d_hist;
+    cudaError_t e = cudaMemsetAsync(d_hist, 0, sizeof(uint32_t) * (size_t)a.nh * bins, st);
+    if (e != cudaSuccess)
+        return (int)e;
+    const size_t smem_budget = 48 * 1024;
+    size_t per_rep = sizeof(uint32_t) * (size_t)a.nh * bins;
+    int reps = 8;
+    while (reps > 1 && per_rep * reps > smem_budget)
+        reps >>= 1;
+    a.reps = reps;
+    int shared = per_rep * reps <= smem_budget;
+    size_t smem = shared ? per_rep * reps : 0;
+    int samples_per_vec = bits == 8 ? 16 : 8;
+    long long rowsamples = (long long)width * channels;
+    int vec_per_row = (int)((rowsamples + samples_per_vec - 1) / samples_per_vec);
+    long long items = (long long)vec_per_row * height;
+    long long want = (items + THREADS - 1) / THREADS;
+    int blocks = (int)(want < (long long)sm_count() * 8 ? want : (long long)sm_count() * 8);
+    if (bits == 8 && channels == 1)
+        hist_gray8<<<blocks, THREADS, smem, st>>>(a, vec_per_row, items);
+    else if (bits == 8)
+        hist_color8<<<blocks, THREADS, smem, st>>>(a, vec_per_row, items);
+    else
+        hist_16<<<blocks, THREADS, smem, st>>>(a, vec_per_row, items, shared);
+    return (int)cudaGetLastError();
+}

@@ -1,0 +1,330 @@
+/* The context: device choice, repeat count, I/O limits, timing, logging. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gvis_config.h"
+
+double gvis_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+int gvis_build_has_cuda(void)
+{
+#ifdef GVIS_HAVE_CUDA
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+const char *gvis_build_cuda_archs(void) { return GVIS_CUDA_ARCHS; }
+
+int gvis_cuda_devices(int *count, char *reason, size_t reason_len)
+{
+    *count = 0;
+#ifdef GVIS_HAVE_CUDA
+    int n = 0, err = gvis_cu_device_count(&n);
+    if (err) {
+        /* 35 (insufficient driver) and 34 (stub library) mean: no driver on this machine. */
+        if (err == 35 || err == 34 || err == 100)
+            snprintf(reason, reason_len, "no CUDA driver or GPU found (%s)", gvis_cu_strerror(err));
+        else
+            snprintf(reason, reason_len, "CUDA initialisation failed: %s", gvis_cu_strerror(err));
+        return GVIS_OK;
+    }
+    if (n == 0)
+        snprintf(reason, reason_len, "no CUDA device found");
+    *count = n;
+#else
+    snprintf(reason, reason_len, "this gvis was built without CUDA");
+#endif
+    return GVIS_OK;
+}
+
+int gvis_cuda_device_info(int index, gvis_device_info *info)
+{
+    memset(info, 0, sizeof *info);
+#ifdef GVIS_HAVE_CUDA
+    int err = gvis_cu_device_props(index, info->name, sizeof info->name, &info->major, &info->minor,
+                                   &info->multiprocessors, &info->memory_bytes, &info->driver_version,
+                                   &info->runtime_version);
+    if (err)
+        return gvis_error(GVIS_E_DEVICE, "cuda:%d: %s", index, gvis_cu_strerror(err));
+    return GVIS_OK;
+#else
+    (void)index;
+    return gvis_error(GVIS_E_DEVICE, "this gvis was built without CUDA");
+#endif
+}
+
+static int parse_device(const char *spec, int *want, int *index)
+{
+    *index = 0;
+    if (!spec || strcmp(spec, "auto") == 0) {
+        *want = 0;
+        return GVIS_OK;
+    }
+    if (strcmp(spec, "cpu") == 0) {
+        *want = 1;
+        return GVIS_OK;
+    }
+    if (strncmp(spec, "cuda", 4) == 0) {
+        *want = 2;
+        if (spec[4] == 0)
+            return GVIS_OK;
+        if (spec[4] == ':' && spec[5]) {
+            char *end;
+            long n = strtol(spec + 5, &end, 10);
+            if (!*end && n >= 0 && n < 1024) {
+                *index = (int)n;
+                return GVIS_OK;
+            }
+        }
+    }
+    return gvis_error(GVIS_E_ARG, "bad device '%s' (auto, cpu, cuda or cuda:N)", spec);
+}
+
+int gvis_ctx_create(gvis_ctx **out, const char *device, int repeat, const gvis_io_opts *io, gvis_log_fn log,
+                    void *log_user)
+{
+    *out = NULL;
+    gvis_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return gvis_error(GVIS_E_NOMEM, "out of memory");
+    c->repeat = repeat < 1 ? 1 : repeat;
+    c->timing.repeat = c->repeat;
+    if (io)
+        c->io = *io;
+    c->log = log;
+    c->log_user = log_user;
+    int rc = parse_device(device, &c->want, &c->cuda_index);
+    if (rc) {
+        free(c);
+        return rc;
+    }
+    snprintf(c->device_name, sizeof c->device_name, "cpu");
+    if (c->want != 1) {
+        int n = 0;
+        char why[256] = "";
+        gvis_cuda_devices(&n, why, sizeof why);
+        if (n == 0 || c->cuda_index >= n) {
+            if (c->want == 2) {
+                int index = c->cuda_index;
+                free(c);
+                if (n == 0)
+                    return gvis_error(GVIS_E_DEVICE, "no usable CUDA device: %s", why);
+                return gvis_error(GVIS_E_DEVICE, "no CUDA device %d (%d found)", index, n);
+            }
+            gvis_log(c, GVIS_LOG_INFO, "running on the CPU: %s", why);
+        } else {
+#ifdef GVIS_HAVE_CUDA
+            gvis_device_info info;
+            gvis_cuda_device_info(c->cuda_index, &info);
+            int err = gvis_cu_job_create(c->cuda_index, &c->job);
+            if (err) {
+                if (c->want == 2) {
+                    rc = gvis_error(GVIS_E_DEVICE, "cuda:%d: %s", c->cuda_index, gvis_cu_strerror(err));
+                    free(c);
+                    return rc;
+                }
+                gvis_log(c, GVIS_LOG_WARN, "cuda:%d unusable (%s), running on the CPU", c->cuda_index,
+                         gvis_cu_strerror(err));
+            } else {
+                c->on_cuda = 1;
+                snprintf(c->device_name, sizeof c->device_name, "cuda:%d (%s)", c->cuda_index, info.name);
+            }
+#endif
+        }
+    }
+    *out = c;
+    return GVIS_OK;
+}
+
+void gvis_ctx_free(gvis_ctx *ctx)
+{
+    if (!ctx)
+        return;
+#ifdef GVIS_HAVE_CUDA
+    if (ctx->job)
+        gvis_cu_job_destroy(ctx->job);
+#endif
+    free(ctx);
+}
+
+int gvis_ctx_on_cuda(const gvis_ctx *ctx) { return ctx->on_cuda; }
+const char *gvis_ctx_device_name(const gvis_ctx *ctx) { return ctx->device_name; }
+gvis_timing *gvis_ctx_timing(gvis_ctx *ctx) { return &ctx->timing; }
+const gvis_io_opts *gvis_ctx_io(const gvis_ctx *ctx) { return &ctx->io; }
+int gvis_ctx_repeat(const gvis_ctx *ctx) { return ctx->repeat; }
+
+void gvis_log(gvis_ctx *ctx, int level, const char *fmt, ...)
+{
+    if (!ctx || !ctx->log)
+        return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ctx->log(ctx->log_user, level, msg);
+}
+
+int gvis_load(gvis_ctx *ctx, const char *path, gvis_image *img)
+{
+    double t0 = gvis_now_ms();
+    gvis_buf b = {0};
+    size_t limit = 0; /* the decoders check the pixel count from the header */
+    int rc = gvis_read_file(path, &b, limit);
+    if (!rc)
+        rc = gvis_image_decode(b.data, b.len, &ctx->io, img);
+    gvis_buf_free(&b);
+    ctx->timing.load_ms += gvis_now_ms() - t0;
+    return rc;
+}
+
+int gvis_save(gvis_ctx *ctx, const char *path, gvis_format fmt, const gvis_image *img)
+{
+    double t0 = gvis_now_ms();
+    if (!fmt)
+        fmt = gvis_format_from_path(path);
+    if (!fmt)
+        return gvis_error(GVIS_E_ARG, "cannot tell the output format of '%s' (give an extension or --format)", path);
+    gvis_buf b = {0};
+    int rc = gvis_image_encode(img, fmt, &ctx->io, &b);
+    if (!rc)
+        rc = gvis_write_file_atomic(path, b.data, b.len);
+    gvis_buf_free(&b);
+    ctx->timing.save_ms += gvis_now_ms() - t0;
+    return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+int gvis_time_cpu(gvis_ctx *ctx, int (*fn)(void *arg), void *arg)
+{
+    int n = ctx->repeat;
+    double *t = malloc(sizeof *t * (size_t)n);
+    if (!t)
+        return gvis_error(GVIS_E_NOMEM, "out of memory");
+    int rc = GVIS_OK;
+    for (int i = 0; i < n && !rc; i++) {
+        double t0 = gvis_now_ms();
+        rc = fn(arg);
+        t[i] = gvis_now_ms() - t0;
+    }
+    if (!rc)
+        ctx->timing.compute_ms += median(t, n);
+    free(t);
+    return rc;
+}
+
+int gvis_dispatch(gvis_ctx *ctx, const char *what, int (*cpu)(gvis_ctx *, void *), int (*cuda)(gvis_ctx *, void *),
+                  void *arg)
+{
+    if (!ctx->on_cuda || !cuda)
+        return cpu(ctx, arg);
+    int rc = cuda(ctx, arg);
+    if ((rc == GVIS_E_DEVICE || rc == GVIS_E_DEVICE_NOMEM) && ctx->want == 0) {
+        gvis_log(ctx, GVIS_LOG_WARN, "%s on %s failed (%s); running it on the CPU", what, ctx->device_name,
+                 gvis_errmsg());
+        return cpu(ctx, arg);
+    }
+    return rc;
+}
+
+#ifdef GVIS_HAVE_CUDA
+int gvis_cuda_status(int err, const char *what)
+{
+    if (!err)
+        return GVIS_OK;
+    if (err == GVIS_CUDA_ERR_NOMEM)
+        return gvis_error(GVIS_E_DEVICE_NOMEM, "%s: out of device memory", what);
+    return gvis_error(GVIS_E_DEVICE, "%s: %s", what, gvis_cu_strerror(err));
+}
+
+int gvis_cuda_upload_image(gvis_ctx *ctx, int slot, const gvis_image *img, void **d_ptr, size_t *pitch)
+{
+    double t0 = gvis_now_ms();
+    size_t row = (size_t)img->width * img->channels * img->type;
+    int err = gvis_cu_buffer2d(ctx->job, slot, row, (size_t)img->height, d_ptr, pitch);
+    if (err) {
+        if (err == GVIS_CUDA_ERR_NOMEM)
+            return gvis_error(GVIS_E_DEVICE_NOMEM, "out of device memory allocating %zu bytes for a %dx%d image",
+                              row * (size_t)img->height, img->width, img->height);
+        return gvis_cuda_status(err, "device allocation");
+    }
+    err = gvis_cu_upload2d(ctx->job, *d_ptr, *pitch, img->data, img->stride, row, (size_t)img->height);
+    if (!err)
+        err = gvis_cu_sync(ctx->job);
+    ctx->timing.upload_ms += gvis_now_ms() - t0;
+    return gvis_cuda_status(err, "upload");
+}
+
+int gvis_cuda_download_image(gvis_ctx *ctx, const void *d_ptr, size_t pitch, gvis_image *img)
+{
+    double t0 = gvis_now_ms();
+    size_t row = (size_t)img->width * img->channels * img->type;
+    int err = gvis_cu_download2d(ctx->job, img->data, img->stride, d_ptr, pitch, row, (size_t)img->height);
+    if (!err)
+        err = gvis_cu_sync(ctx->job);
+    ctx->timing.download_ms += gvis_now_ms() - t0;
+    return gvis_cuda_status(err, "download");
+}
+
+int gvis_cuda_download(gvis_ctx *ctx, void *h, const void *d, size_t bytes)
+{
+    double t0 = gvis_now_ms();
+    int err = gvis_cu_download2d(ctx->job, h, bytes, d, bytes, bytes, 1);
+    if (!err)
+        err = gvis_cu_sync(ctx->job);
+    ctx->timing.download_ms += gvis_now_ms() - t0;
+    return gvis_cuda_status(err, "download");
+}
+
+int gvis_time_cuda(gvis_ctx *ctx, int (*launch)(void *arg, void *stream), void *arg)
+{
+    int n = ctx->repeat;
+    double *t = malloc(sizeof *t * (size_t)n);
+    if (!t)
+        return gvis_error(GVIS_E_NOMEM, "out of memory");
+    void *stream = gvis_cu_job_stream(ctx->job);
+    int err = 0;
+    /* One untimed run first when repeating: module loading and first-touch stay out of the median. */
+    if (n > 1)
+        err = launch(arg, stream);
+    if (!err)
+        err = gvis_cu_sync(ctx->job);
+    for (int i = 0; i < n && !err; i++) {
+        float ms = 0;
+        err = gvis_cu_timer_start(ctx->job);
+        if (!err)
+            err = launch(arg, stream);
+        if (!err)
+            err = gvis_cu_timer_stop(ctx->job, &ms);
+        t[i] = ms;
+    }
+    if (!err)
+        ctx->timing.compute_ms += median(t, n);
+    free(t);
+    return gvis_cuda_status(err, "kernel");
+}
+#endif

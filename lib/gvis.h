@@ -1,0 +1,212 @@
+/* libgvis: the core library of gvis.
+ *
+ * The library owns images, file formats, errors, device selection and the CPU
+ * implementation of every operation.  It never prints and never exits: every
+ * function returns a gvis_status and leaves a message for gvis_errmsg().
+ */
+#ifndef GVIS_H
+#define GVIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GVIS_VERSION "0.1.0"
+
+/* ---- status codes and the error buffer --------------------------------- */
+
+typedef enum {
+    GVIS_OK = 0,
+    GVIS_E_IO,           /* a file could not be read or written */
+    GVIS_E_FORMAT,       /* a file's content is malformed or of an unsupported kind */
+    GVIS_E_ARG,          /* an argument is out of range (a usage error) */
+    GVIS_E_NOMEM,        /* host memory exhausted */
+    GVIS_E_DEVICE,       /* a CUDA call failed, or no usable device */
+    GVIS_E_DEVICE_NOMEM, /* device memory exhausted (under auto: fall back to the CPU) */
+    GVIS_E_LIMIT,        /* a size over a limit (--max-pixels) or an arithmetic overflow */
+    GVIS_E_INTERRUPTED,  /* stopped by a signal */
+} gvis_status;
+
+/* Sets the calling thread's message (printf format) and returns status. */
+int gvis_error(int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The calling thread's last message ("" when none). */
+const char *gvis_errmsg(void);
+/* Prefixes the current message with "prefix: " (for adding a file name). */
+void gvis_error_prefix(const char *prefix);
+
+/* ---- checked size arithmetic ------------------------------------------- */
+
+/* a * b into *out; 0 on success, -1 on overflow. */
+int gvis_mul_size(size_t a, size_t b, size_t *out);
+/* w * h * c * bytes into *out with overflow checks; GVIS_E_LIMIT on overflow. */
+int gvis_image_bytes(size_t w, size_t h, size_t c, size_t bytes, size_t *out);
+
+/* ---- growable byte buffer ---------------------------------------------- */
+
+typedef struct {
+    uint8_t *data;
+    size_t len, cap;
+} gvis_buf;
+
+int gvis_buf_reserve(gvis_buf *b, size_t extra);
+int gvis_buf_append(gvis_buf *b, const void *p, size_t n);
+int gvis_buf_printf(gvis_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Appends s as a JSON string literal, quotes included. */
+int gvis_buf_json_string(gvis_buf *b, const char *s);
+void gvis_buf_free(gvis_buf *b);
+
+/* ---- images ------------------------------------------------------------- */
+
+typedef enum { GVIS_U8 = 1, GVIS_U16 = 2, GVIS_F32 = 4 } gvis_type; /* value: bytes per sample */
+
+typedef struct {
+    int width, height;
+    int channels;   /* 1, 3 or 4 */
+    gvis_type type;
+    size_t stride;  /* bytes from one row to the next (>= width * channels * type) */
+    void *data;     /* owned; freed by gvis_image_free */
+} gvis_image;
+
+#define GVIS_ROW(img, y) ((void *)((uint8_t *)(img)->data + (size_t)(y) * (img)->stride))
+
+/* Allocates an uninitialised image; stride = width*channels*bytes rounded up to align
+ * (align 0 or 1: tight rows).  Zero sizes and overflow are GVIS_E_ARG / GVIS_E_LIMIT. */
+int gvis_image_alloc(gvis_image *img, int width, int height, int channels, gvis_type type, size_t align);
+void gvis_image_free(gvis_image *img);
+const char *gvis_type_name(gvis_type t); /* "u8", "u16", "f32" */
+
+/* ---- parallel CPU work -------------------------------------------------- */
+
+typedef void (*gvis_task_fn)(void *arg, int index, int count);
+/* Runs fn(arg, i, count) for every i in [0, count) on the worker pool and the
+ * calling thread; returns when all are done.  Tasks must not call gvis_parallel. */
+void gvis_parallel(int count, gvis_task_fn fn, void *arg);
+/* Number of threads gvis_parallel uses (GVIS_THREADS, else the online CPUs). */
+int gvis_threads(void);
+/* Splits [0, n) into count nearly equal parts; part index gets [*begin, *end). */
+void gvis_split(size_t n, int index, int count, size_t *begin, size_t *end);
+
+/* ---- file formats ------------------------------------------------------- */
+
+typedef enum {
+    GVIS_FMT_NONE = 0,
+    GVIS_FMT_PNG, GVIS_FMT_JPEG, GVIS_FMT_BMP, GVIS_FMT_TGA,
+    GVIS_FMT_PGM, GVIS_FMT_PPM, GVIS_FMT_PFM, GVIS_FMT_NPY,
+    GVIS_FMT_CSV, GVIS_FMT_JSON, GVIS_FMT_TXT, GVIS_FMT_PLY,
+} gvis_format;
+
+/* "png", "jpg"/"jpeg", "bmp", "tga", "pgm", "ppm"/"pnm", "pfm", "npy", "csv", "json", "txt", "ply". */
+gvis_format gvis_format_from_name(const char *name);
+/* From a path's extension; GVIS_FMT_NONE when it has none or an unknown one. */
+gvis_format gvis_format_from_path(const char *path);
+const char *gvis_format_name(gvis_format f); /* canonical extension, "png" ... */
+
+typedef struct {
+    size_t max_pixels; /* refuse larger images from the header; 0: the default 2^28 */
+    int quality;       /* JPEG quality 1..100; 0: 95 */
+} gvis_io_opts;
+
+#define GVIS_DEFAULT_MAX_PIXELS ((size_t)1 << 28)
+
+/* Reads a whole file ("-" = standard input) into b, at most max_bytes (0: no limit). */
+int gvis_read_file(const char *path, gvis_buf *b, size_t max_bytes);
+
+/* Decodes PNG 8/16, JPEG, BMP, TGA, PGM/PPM 8/16, PFM or NPY (u8/u16/f32, HxW or HxWxC)
+ * from memory.  Gray+alpha is widened to RGBA.  The pixel limit is checked from the
+ * header before any pixel memory is allocated. */
+int gvis_image_decode(const uint8_t *data, size_t len, const gvis_io_opts *o, gvis_image *img);
+/* Encodes into b (appended).  PNG/PGM/PPM take u8 or u16, JPEG/BMP/TGA u8, PFM f32
+ * (other types are GVIS_E_FORMAT), NPY any type. */
+int gvis_image_encode(const gvis_image *img, gvis_format f, const gvis_io_opts *o, gvis_buf *b);
+
+/* Writes data to path atomically: a temporary file beside it, renamed into place when
+ * complete ("-": standard output).  On failure or a signal no partial file remains. */
+int gvis_write_file_atomic(const char *path, const void *data, size_t len);
+/* Removes every temporary output file not yet renamed; async-signal-safe. */
+void gvis_remove_temp_files(void);
+/* 1 when a and b name the same existing file, else 0. */
+int gvis_same_file(const char *a, const char *b);
+
+/* ---- NPY arrays ---------------------------------------------------------- */
+
+typedef enum { GVIS_DT_U8 = 1, GVIS_DT_U16, GVIS_DT_F16, GVIS_DT_F32, GVIS_DT_F64, GVIS_DT_I32, GVIS_DT_I64 } gvis_dtype;
+
+typedef struct {
+    gvis_dtype dtype;
+    int ndim;
+    size_t shape[8];
+    void *data; /* C order, native little-endian; owned */
+    size_t nbytes;
+} gvis_array;
+
+int gvis_npy_decode(const uint8_t *data, size_t len, size_t max_bytes, gvis_array *a);
+int gvis_npy_encode(const gvis_array *a, gvis_buf *b);
+void gvis_array_free(gvis_array *a);
+size_t gvis_dtype_size(gvis_dtype t);
+
+/* ---- device, context and timing ------------------------------------------ */
+
+typedef struct {
+    double load_ms, upload_ms, compute_ms, download_ms, save_ms;
+    int repeat;
+} gvis_timing;
+
+typedef struct gvis_ctx gvis_ctx;
+
+enum { GVIS_LOG_WARN = 1, GVIS_LOG_INFO = 2 };
+typedef void (*gvis_log_fn)(void *user, int level, const char *msg);
+
+/* device: "auto", "cpu", "cuda" or "cuda:N".  A malformed spec is GVIS_E_ARG; "cuda"
+ * with no usable device is GVIS_E_DEVICE with the reason.  Under "auto" with no
+ * usable device the context runs on the CPU.  repeat >= 1. */
+int gvis_ctx_create(gvis_ctx **out, const char *device, int repeat, const gvis_io_opts *io,
+                    gvis_log_fn log, void *log_user);
+void gvis_ctx_free(gvis_ctx *ctx);
+int gvis_ctx_on_cuda(const gvis_ctx *ctx);        /* 1 when operations run on a GPU */
+const char *gvis_ctx_device_name(const gvis_ctx *ctx); /* "cpu" or "cuda:0 (NVIDIA H200)" */
+gvis_timing *gvis_ctx_timing(gvis_ctx *ctx);
+const gvis_io_opts *gvis_ctx_io(const gvis_ctx *ctx);
+int gvis_ctx_repeat(const gvis_ctx *ctx);
+void gvis_log(gvis_ctx *ctx, int level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Loads / saves through the context: its pixel limit and quality, timed into
+ * load_ms / save_ms.  gvis_save picks the format from the path unless fmt is given. */
+int gvis_load(gvis_ctx *ctx, const char *path, gvis_image *img);
+int gvis_save(gvis_ctx *ctx, const char *path, gvis_format fmt, const gvis_image *img);
+/* Monotonic milliseconds. */
+double gvis_now_ms(void);
+
+/* What this build and this machine offer, for `gvis info`. */
+typedef struct {
+    char name[256];
+    int major, minor;
+    int multiprocessors;
+    size_t memory_bytes;
+    int driver_version, runtime_version;
+} gvis_device_info;
+
+int gvis_build_has_cuda(void);
+const char *gvis_build_cuda_archs(void); /* "" without CUDA */
+/* Number of usable CUDA devices; 0 with *reason set when none. */
+int gvis_cuda_devices(int *count, char *reason, size_t reason_len);
+int gvis_cuda_device_info(int index, gvis_device_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,57 @@
+#include "gvis.h"
+
+#include <stdlib.h>
+
+int gvis_image_alloc(gvis_image *img, int width, int height, int channels, gvis_type type, size_t align)
+{
+    img->data = NULL;
+    if (width <= 0 || height <= 0)
+        return gvis_error(GVIS_E_ARG, "image size %dx%d is empty", width, height);
+    if (channels != 1 && channels != 3 && channels != 4)
+        return gvis_error(GVIS_E_ARG, "%d channels (1, 3 or 4 expected)", channels);
+    if (type != GVIS_U8 && type != GVIS_U16 && type != GVIS_F32)
+        return gvis_error(GVIS_E_ARG, "unknown sample type");
+    size_t row, total;
+    int rc = gvis_image_bytes((size_t)width, 1, (size_t)channels, (size_t)type, &row);
+    if (rc)
+        return rc;
+    if (align > 1) {
+        if (row > SIZE_MAX - align)
+            return gvis_error(GVIS_E_LIMIT, "image row overflows");
+        row = (row + align - 1) / align * align;
+    }
+    if (gvis_mul_size(row, (size_t)height, &total))
+        return gvis_error(GVIS_E_LIMIT, "image size %dx%d overflows", width, height);
+    /* 64-byte alignment: whole cache lines and aligned vector loads. */
+    size_t alloc = (total + 63) / 64 * 64;
+    if (alloc < total)
+        return gvis_error(GVIS_E_LIMIT, "image size overflows");
+    void *p = aligned_alloc(64, alloc);
+    if (!p)
+        return gvis_error(GVIS_E_NOMEM, "out of memory allocating a %dx%d image (%zu bytes)", width, height, total);
+    img->width = width;
+    img->height = height;
+    img->channels = channels;
+    img->type = type;
+    img->stride = row;
+    img->data = p;
+    return GVIS_OK;
+}
+
+void gvis_image_free(gvis_image *img)
+{
+    if (!img)
+        return;
+    free(img->data);
+    img->data = NULL;
+}
+
+const char *gvis_type_name(gvis_type t)
+{
+    switch (t) {
+    case GVIS_U8: return "u8";
+    case GVIS_U16: return "u16";
+    case GVIS_F32: return "f32";
+    }
+    return "?";
+}

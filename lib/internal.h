@@ -1,0 +1,50 @@
+/* Internal to libgvis: the context's insides and the CUDA glue every operation uses. */
+#ifndef GVIS_INTERNAL_H
+#define GVIS_INTERNAL_H
+
+#include "gvis.h"
+
+#ifdef GVIS_HAVE_CUDA
+#include "gvis_cuda.h"
+#endif
+
+struct gvis_ctx {
+    int want;          /* 0 auto, 1 cpu, 2 cuda */
+    int on_cuda;       /* operations run on the GPU */
+    int cuda_index;
+    char device_name[300];
+    int repeat;
+    gvis_io_opts io;
+    gvis_timing timing;
+    gvis_log_fn log;
+    void *log_user;
+#ifdef GVIS_HAVE_CUDA
+    gvis_cu_job *job;  /* created with the context when on_cuda */
+#endif
+};
+
+/* Runs fn(arg) ctx->repeat times on the CPU and adds the median time to compute_ms. */
+int gvis_time_cpu(gvis_ctx *ctx, int (*fn)(void *arg), void *arg);
+
+/* An operation with a CPU and a CUDA implementation (cuda may be NULL).  On the GPU,
+ * a device failure under --device auto is retried on the CPU with a warning; under
+ * --device cuda it is returned.  what names the operation in the warning. */
+int gvis_dispatch(gvis_ctx *ctx, const char *what, int (*cpu)(gvis_ctx *, void *), int (*cuda)(gvis_ctx *, void *),
+                  void *arg);
+
+#ifdef GVIS_HAVE_CUDA
+/* Turns a CUDA error code into a status with cudaGetErrorString's text; 0 stays GVIS_OK.
+ * Device memory exhaustion becomes GVIS_E_DEVICE_NOMEM. */
+int gvis_cuda_status(int err, const char *what);
+/* Copies img to a pitched device buffer in slot (timed into upload_ms). */
+int gvis_cuda_upload_image(gvis_ctx *ctx, int slot, const gvis_image *img, void **d_ptr, size_t *pitch);
+/* Copies a pitched device buffer into img's pixels (timed into download_ms). */
+int gvis_cuda_download_image(gvis_ctx *ctx, const void *d_ptr, size_t pitch, gvis_image *img);
+/* Copies bytes device -> host, timed into download_ms. */
+int gvis_cuda_download(gvis_ctx *ctx, void *h, const void *d, size_t bytes);
+/* Runs launch(arg) on the job's stream ctx->repeat times, each between events, and
+ * adds the median to compute_ms.  launch returns a CUDA error code. */
+int gvis_time_cuda(gvis_ctx *ctx, int (*launch)(void *arg, void *stream), void *arg);
+#endif
+
+#endif

@@ -1,0 +1,303 @@
+/* Image decoding: PNG, JPEG, BMP, TGA, PGM/PPM through stb_image; PFM and NPY here.
+ * Every path reads the header first and refuses over-limit sizes before allocating. */
+#include "gvis.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stb_image.h>
+
+static size_t max_pixels_of(const gvis_io_opts *o)
+{
+    return o && o->max_pixels ? o->max_pixels : GVIS_DEFAULT_MAX_PIXELS;
+}
+
+static int check_size(size_t w, size_t h, const gvis_io_opts *o)
+{
+    if (w == 0 || h == 0)
+        return gvis_error(GVIS_E_FORMAT, "image has zero size (%zux%zu)", w, h);
+    size_t n;
+    if (gvis_mul_size(w, h, &n) || n > max_pixels_of(o) || w > INT32_MAX || h > INT32_MAX)
+        return gvis_error(GVIS_E_LIMIT, "image of %zux%zu pixels is larger than the limit of %zu pixels (--max-pixels)",
+                          w, h, max_pixels_of(o));
+    return GVIS_OK;
+}
+
+/* ---- PFM: "PF" (RGB) or "Pf" (gray), width height, scale (< 0: little-endian), rows bottom first ---- */
+
+static int pfm_token(const uint8_t *d, size_t len, size_t *pos, char *out, size_t outlen)
+{
+    size_t p = *pos, n = 0;
+    while (p < len && (d[p] == ' ' || d[p] == '\t' || d[p] == '\r' || d[p] == '\n'))
+        p++;
+    while (p < len && !(d[p] == ' ' || d[p] == '\t' || d[p] == '\r' || d[p] == '\n')) {
+        if (n + 1 >= outlen)
+            return -1;
+        out[n++] = (char)d[p++];
+    }
+    out[n] = 0;
+    *pos = p;
+    return n ? 0 : -1;
+}
+
+static int decode_pfm(const uint8_t *d, size_t len, const gvis_io_opts *o, gvis_image *img)
+{
+    char tok[64], *end;
+    size_t pos = 0;
+    if (pfm_token(d, len, &pos, tok, sizeof tok) || (strcmp(tok, "PF") && strcmp(tok, "Pf")))
+        return gvis_error(GVIS_E_FORMAT, "not a PFM file");
+    int channels = tok[1] == 'F' ? 3 : 1;
+    if (pfm_token(d, len, &pos, tok, sizeof tok))
+        return gvis_error(GVIS_E_FORMAT, "truncated PFM header");
+    long w = strtol(tok, &end, 10);
+    if (*end || w <= 0)
+        return gvis_error(GVIS_E_FORMAT, "bad PFM width '%s'", tok);
+    if (pfm_token(d, len, &pos, tok, sizeof tok))
+        return gvis_error(GVIS_E_FORMAT, "truncated PFM header");
+    long h = strtol(tok, &end, 10);
+    if (*end || h <= 0)
+        return gvis_error(GVIS_E_FORMAT, "bad PFM height '%s'", tok);
+    if (pfm_token(d, len, &pos, tok, sizeof tok))
+        return gvis_error(GVIS_E_FORMAT, "truncated PFM header");
+    double scale = strtod(tok, &end);
+    if (*end || scale == 0 || !isfinite(scale))
+        return gvis_error(GVIS_E_FORMAT, "bad PFM scale '%s'", tok);
+    if (pos >= len)
+        return gvis_error(GVIS_E_FORMAT, "truncated PFM file");
+    pos++; /* the single whitespace character after the scale */
+    int rc = check_size((size_t)w, (size_t)h, o);
+    if (rc)
+        return rc;
+    size_t row = (size_t)w * channels * 4, need;
+    if (gvis_mul_size(row, (size_t)h, &need) || len - pos < need)
+        return gvis_error(GVIS_E_FORMAT, "truncated PFM data (%zu of %zu bytes)", len - pos, need);
+    if ((rc = gvis_image_alloc(img, (int)w, (int)h, channels, GVIS_F32, 0)))
+        return rc;
+    int big = scale > 0;
+    for (long y = 0; y < h; y++) {
+        const uint8_t *src = d + pos + (size_t)(h - 1 - y) * row;
+        uint8_t *dst = GVIS_ROW(img, y);
+        if (!big) {
+            memcpy(dst, src, row);
+        } else {
+            for (size_t i = 0; i < row; i += 4) {
+                dst[i] = src[i + 3];
+                dst[i + 1] = src[i + 2];
+                dst[i + 2] = src[i + 1];
+                dst[i + 3] = src[i];
+            }
+        }
+    }
+    return GVIS_OK;
+}
+
+/* ---- NPY as an image: u8 / u16 / f32 of shape (H, W) or (H, W, C) ---- */
+
+static int decode_npy_image(const uint8_t *d, size_t len, const gvis_io_opts *o, gvis_image *img)
+{
+    gvis_array a;
+    size_t limit;
+    if (gvis_mul_size(max_pixels_of(o), 16, &limit))
+        limit = SIZE_MAX;
+    int rc = gvis_npy_decode(d, len, limit, &a);
+    if (rc)
+        return rc;
+    gvis_type t = a.dtype == GVIS_DT_U8 ? GVIS_U8 : a.dtype == GVIS_DT_U16 ? GVIS_U16 : a.dtype == GVIS_DT_F32 ? GVIS_F32 : 0;
+    size_t c = a.ndim == 3 ? a.shape[2] : 1;
+    if (!t || (a.ndim != 2 && a.ndim != 3) || (c != 1 && c != 3 && c != 4)) {
+        gvis_array_free(&a);
+        return gvis_error(GVIS_E_FORMAT, "NPY array is not an image (uint8, uint16 or float32 of shape HxW or HxWxC with C 1, 3 or 4)");
+    }
+    if ((rc = check_size(a.shape[1], a.shape[0], o)) ||
+        (rc = gvis_image_alloc(img, (int)a.shape[1], (int)a.shape[0], (int)c, t, 0))) {
+        gvis_array_free(&a);
+        return rc;
+    }
+    memcpy(img->data, a.data, img->stride * (size_t)img->height);
+    gvis_array_free(&a);
+    return GVIS_OK;
+}
+
+/* ---- PGM / PPM (binary P5 / P6), 8 or 16 bit big-endian, comments allowed ---- */
+
+static int pnm_number(const uint8_t *d, size_t len, size_t *pos, unsigned long *out)
+{
+    size_t p = *pos;
+    for (;;) {
+        while (p < len && (d[p] == ' ' || d[p] == '\t' || d[p] == '\r' || d[p] == '\n'))
+            p++;
+        if (p < len && d[p] == '#') {
+            while (p < len && d[p] != '\n')
+                p++;
+            continue;
+        }
+        break;
+    }
+    if (p >= len || d[p] < '0' || d[p] > '9')
+        return -1;
+    unsigned long v = 0;
+    while (p < len && d[p] >= '0' && d[p] <= '9') {
+        if (v > 100000000ul)
+            return -1;
+        v = v * 10 + (unsigned long)(d[p++] - '0');
+    }
+    *out = v;
+    *pos = p;
+    return 0;
+}
+
+static int decode_pnm(const uint8_t *d, size_t len, const gvis_io_opts *o, gvis_image *img)
+{
+    int channels = d[1] == '5' ? 1 : 3;
+    size_t pos = 2;
+    unsigned long w, h, maxval;
+    if (pnm_number(d, len, &pos, &w) || pnm_number(d, len, &pos, &h) || pnm_number(d, len, &pos, &maxval))
+        return gvis_error(GVIS_E_FORMAT, "bad or truncated %s header", channels == 1 ? "PGM" : "PPM");
+    if (maxval == 0 || maxval > 65535)
+        return gvis_error(GVIS_E_FORMAT, "bad maximum value %lu in %s header", maxval, channels == 1 ? "PGM" : "PPM");
+    int rc = check_size(w, h, o);
+    if (rc)
+        return rc;
+    if (pos >= len)
+        return gvis_error(GVIS_E_FORMAT, "truncated %s file", channels == 1 ? "PGM" : "PPM");
+    pos++; /* one whitespace character ends the header */
+    int bytes = maxval > 255 ? 2 : 1;
+    size_t row = (size_t)w * channels * bytes, need;
+    if (gvis_mul_size(row, (size_t)h, &need) || len - pos < need)
+        return gvis_error(GVIS_E_FORMAT, "truncated %s data (%zu of %zu bytes)", channels == 1 ? "PGM" : "PPM",
+                          len - pos, need);
+    if ((rc = gvis_image_alloc(img, (int)w, (int)h, channels, bytes == 1 ? GVIS_U8 : GVIS_U16, 0)))
+        return rc;
+    for (unsigned long y = 0; y < h; y++) {
+        const uint8_t *src = d + pos + (size_t)y * row;
+        if (bytes == 1) {
+            memcpy(GVIS_ROW(img, y), src, row);
+        } else {
+            uint16_t *dst = GVIS_ROW(img, y);
+            for (size_t i = 0; i < (size_t)w * channels; i++)
+                dst[i] = (uint16_t)(src[2 * i] << 8 | src[2 * i + 1]);
+        }
+    }
+    return GVIS_OK;
+}
+
+/* stb_image fills missing pixel data of BMP and TGA files with zeros; check that the
+ * data the header promises is there. */
+static uint32_t le32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+
+static int check_bmp_length(const uint8_t *d, size_t len)
+{
+    if (len < 54)
+        return gvis_error(GVIS_E_FORMAT, "truncated BMP header");
+    uint32_t off = le32(d + 10), hsize = le32(d + 14), comp = le32(d + 30);
+    if (hsize < 40 || (comp != 0 && comp != 3))
+        return GVIS_OK; /* compressed or old-style: stb checks as it decodes */
+    int64_t w = (int32_t)le32(d + 18), h = (int32_t)le32(d + 22);
+    int bpp = le16(d + 28);
+    if (h < 0)
+        h = -h;
+    uint64_t row = ((uint64_t)(w < 0 ? 0 : w) * (uint64_t)bpp + 31) / 32 * 4;
+    if ((uint64_t)off + row * (uint64_t)h > len)
+        return gvis_error(GVIS_E_FORMAT, "truncated BMP data (%zu of %llu bytes)", len,
+                          (unsigned long long)((uint64_t)off + row * (uint64_t)h));
+    return GVIS_OK;
+}
+
+/* Walks the PNG chunks: a file cut short anywhere before the end of IEND is refused
+ * (stb_image stops reading at the last IDAT and would accept it). */
+static int check_png_length(const uint8_t *d, size_t len)
+{
+    size_t pos = 8;
+    while (pos + 8 <= len) {
+        uint32_t n = (uint32_t)d[pos] << 24 | (uint32_t)d[pos + 1] << 16 | (uint32_t)d[pos + 2] << 8 | d[pos + 3];
+        if (n > 0x7fffffffu)
+            return gvis_error(GVIS_E_FORMAT, "corrupt PNG chunk length");
+        int iend = memcmp(d + pos + 4, "IEND", 4) == 0;
+        if ((uint64_t)pos + 12 + n > len)
+            break;
+        if (iend)
+            return GVIS_OK;
+        pos += 12 + (size_t)n;
+    }
+    return gvis_error(GVIS_E_FORMAT, "truncated PNG file (no complete IEND chunk)");
+}
+
+static int check_tga_length(const uint8_t *d, size_t len)
+{
+    if (len < 18)
+        return gvis_error(GVIS_E_FORMAT, "truncated TGA header");
+    int type = d[2], bpp = d[16];
+    uint64_t w = le16(d + 12), h = le16(d + 14), pos = 18 + (uint64_t)d[0];
+    if (d[1])
+        pos += (uint64_t)le16(d + 5) * ((d[7] + 7) / 8);
+    uint64_t px = w * h, bytes = (uint64_t)(bpp + 7) / 8;
+    if (type == 1 || type == 2 || type == 3) {
+        if (pos + px * bytes > len)
+            return gvis_error(GVIS_E_FORMAT, "truncated TGA data");
+    } else if (type == 9 || type == 10 || type == 11) {
+        for (uint64_t n = 0; n < px;) {
+            if (pos >= len)
+                return gvis_error(GVIS_E_FORMAT, "truncated TGA data");
+            uint8_t c = d[pos++];
+            uint64_t count = (uint64_t)(c & 0x7f) + 1;
+            pos += c & 0x80 ? bytes : bytes * count;
+            n += count;
+        }
+        if (pos > len)
+            return gvis_error(GVIS_E_FORMAT, "truncated TGA data");
+    }
+    return GVIS_OK;
+}
+
+/* ---- everything else through stb_image ---- */
+
+static int decode_stb(const uint8_t *d, size_t len, const gvis_io_opts *o, gvis_image *img)
+{
+    if (len > INT32_MAX)
+        return gvis_error(GVIS_E_LIMIT, "file is larger than 2 GiB");
+    int w, h, comp;
+    if (!stbi_info_from_memory(d, (int)len, &w, &h, &comp))
+        return gvis_error(GVIS_E_FORMAT, "not a readable image (%s)", stbi_failure_reason());
+    int rc = check_size((size_t)w, (size_t)h, o);
+    if (rc)
+        return rc;
+    int want = comp == 1 ? 1 : comp == 3 ? 3 : 4; /* gray+alpha widens to RGBA */
+    int is16 = stbi_is_16_bit_from_memory(d, (int)len);
+    int got;
+    void *pixels = is16 ? (void *)stbi_load_16_from_memory(d, (int)len, &w, &h, &got, want)
+                        : (void *)stbi_load_from_memory(d, (int)len, &w, &h, &got, want);
+    if (!pixels)
+        return gvis_error(GVIS_E_FORMAT, "corrupt or truncated image (%s)", stbi_failure_reason());
+    if ((rc = gvis_image_alloc(img, w, h, want, is16 ? GVIS_U16 : GVIS_U8, 0))) {
+        stbi_image_free(pixels);
+        return rc;
+    }
+    memcpy(img->data, pixels, img->stride * (size_t)h);
+    stbi_image_free(pixels);
+    return GVIS_OK;
+}
+
+int gvis_image_decode(const uint8_t *data, size_t len, const gvis_io_opts *o, gvis_image *img)
+{
+    img->data = NULL;
+    if (len == 0)
+        return gvis_error(GVIS_E_FORMAT, "empty file");
+    if (len >= 2 && data[0] == 'P' && (data[1] == 'F' || data[1] == 'f'))
+        return decode_pfm(data, len, o, img);
+    if (len >= 6 && memcmp(data, "\x93NUMPY", 6) == 0)
+        return decode_npy_image(data, len, o, img);
+    if (len >= 3 && data[0] == 'P' && (data[1] == '5' || data[1] == '6') &&
+        (data[2] == ' ' || data[2] == '\n' || data[2] == '\r' || data[2] == '\t' || data[2] == '#'))
+        return decode_pnm(data, len, o, img);
+    int rc = GVIS_OK;
+    if (len >= 8 && memcmp(data, "\x89PNG\r\n\x1a\n", 8) == 0)
+        rc = check_png_length(data, len);
+    else if (len >= 2 && data[0] == 'B' && data[1] == 'M')
+        rc = check_bmp_length(data, len);
+    else if (len >= 18 && (data[2] == 1 || data[2] == 2 || data[2] == 3 || data[2] == 9 || data[2] == 10 || data[2] == 11) &&
+             data[1] <= 1 && stbi_info_from_memory(data, (int)(len > INT32_MAX ? INT32_MAX : len), NULL, NULL, NULL))
+        rc = check_tga_length(data, len);
+    return rc ? rc : decode_stb(data, len, o, img);
+}

@@ -1,0 +1,117 @@
+/* A small persistent worker pool: gvis_parallel() hands out task indices through an
+ * atomic counter, so uneven tasks balance themselves; the caller works too. */
+#include "gvis.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define MAX_THREADS 64
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int nthreads = 1;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
+static pthread_mutex_t call_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct {
+    gvis_task_fn fn;
+    void *arg;
+    int count;
+    atomic_int next;
+    int busy;       /* workers still inside the current job */
+    unsigned generation;
+} job;
+
+static void run_tasks(void)
+{
+    for (;;) {
+        int i = atomic_fetch_add(&job.next, 1);
+        if (i >= job.count)
+            break;
+        job.fn(job.arg, i, job.count);
+    }
+}
+
+static void *worker(void *unused)
+{
+    (void)unused;
+    unsigned seen = 0;
+    pthread_mutex_lock(&lock);
+    for (;;) {
+        while (job.generation == seen)
+            pthread_cond_wait(&wake, &lock);
+        seen = job.generation;
+        pthread_mutex_unlock(&lock);
+        run_tasks();
+        pthread_mutex_lock(&lock);
+        if (--job.busy == 0)
+            pthread_cond_signal(&done_cv);
+    }
+    return NULL;
+}
+
+static void start_pool(void)
+{
+    const char *e = getenv("GVIS_THREADS");
+    long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1)
+        n = 1;
+    if (n > MAX_THREADS)
+        n = MAX_THREADS;
+    nthreads = (int)n;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    for (int i = 1; i < nthreads; i++) {
+        pthread_t t;
+        if (pthread_create(&t, &attr, worker, NULL) != 0) {
+            nthreads = i; /* run with the threads we got */
+            break;
+        }
+    }
+    pthread_attr_destroy(&attr);
+}
+
+int gvis_threads(void)
+{
+    pthread_once(&once, start_pool);
+    return nthreads;
+}
+
+void gvis_parallel(int count, gvis_task_fn fn, void *arg)
+{
+    if (count <= 0)
+        return;
+    pthread_once(&once, start_pool);
+    if (nthreads == 1 || count == 1) {
+        for (int i = 0; i < count; i++)
+            fn(arg, i, count);
+        return;
+    }
+    pthread_mutex_lock(&call_lock); /* one job at a time in the pool */
+    pthread_mutex_lock(&lock);
+    job.fn = fn;
+    job.arg = arg;
+    job.count = count;
+    atomic_store(&job.next, 0);
+    job.busy = nthreads - 1;
+    job.generation++;
+    pthread_cond_broadcast(&wake);
+    pthread_mutex_unlock(&lock);
+    run_tasks();
+    pthread_mutex_lock(&lock);
+    while (job.busy > 0)
+        pthread_cond_wait(&done_cv, &lock);
+    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&call_lock);
+}
+
+void gvis_split(size_t n, int index, int count, size_t *begin, size_t *end)
+{
+    size_t base = n / (size_t)count, rem = n % (size_t)count, i = (size_t)index;
+    *begin = i * base + (i < rem ? i : rem);
+    *end = *begin + base + (i < rem ? 1 : 0);
+}

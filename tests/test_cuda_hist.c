@@ -1,0 +1,79 @@
+/* CUDA histogram and equalization against the CPU: identical counts and pixels on random,
+ * smooth, near-constant and constant images of awkward sizes, every channel mode, 16-bit
+ * bins and ranges.  Exits 77 (skipped) without a usable GPU. */
+#include <string.h>
+
+#include "hist.h"
+#include "testlib.h"
+
+static void compare(gvis_ctx *cpu, gvis_ctx *gpu, const gvis_image *img, const gvis_hist_params *p, const char *what)
+{
+    gvis_hist a, b;
+    int ra = gvis_hist_compute(cpu, img, p, &a), rb = gvis_hist_compute(gpu, img, p, &b);
+    CHECKF(ra == GVIS_OK && rb == GVIS_OK, "%s: %s", what, gvis_errmsg());
+    if (ra || rb)
+        return;
+    size_t n = (size_t)a.channels * a.bins;
+    CHECKF(b.channels == a.channels && b.bins == a.bins && memcmp(a.counts, b.counts, n * sizeof *a.counts) == 0,
+           "%s %dx%dx%d channel %d bins %d: CPU and CUDA differ", what, img->width, img->height, img->channels,
+           p->channel, p->bins);
+    gvis_hist_free(&a);
+    gvis_hist_free(&b);
+}
+
+static void compare_eq(gvis_ctx *cpu, gvis_ctx *gpu, const gvis_image *img, int per_channel)
+{
+    gvis_image a, b;
+    int ra = gvis_equalize(cpu, img, per_channel, &a), rb = gvis_equalize(gpu, img, per_channel, &b);
+    CHECKF(ra == GVIS_OK && rb == GVIS_OK, "equalize: %s", gvis_errmsg());
+    if (ra || rb)
+        return;
+    CHECKF(t_equal(&a, &b), "equalize %dx%dx%d per_channel %d: CPU and CUDA differ (max %g)", img->width, img->height,
+           img->channels, per_channel, t_maxdiff(&a, &b));
+    gvis_image_free(&a);
+    gvis_image_free(&b);
+}
+
+int main(void)
+{
+    gvis_ctx *gpu = t_cuda_ctx_or_skip();
+    gvis_ctx *cpu = t_cpu_ctx();
+    t_seed(3);
+    const int sizes[][2] = {{1, 1}, {1, 777}, {777, 1}, {15, 17}, {17, 15}, {631, 479}, {3840, 2160}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int c = 1; c <= 4; c++) {
+            if (c == 2)
+                continue;
+            int big = sizes[s][0] * sizes[s][1] > 1000000;
+            for (int kind = 0; kind < 4; kind++) {
+                if (big && c > 1 && kind > 1)
+                    continue;
+                gvis_image img;
+                t_make(&img, sizes[s][0], sizes[s][1], c, GVIS_U8, kind, s % 2 ? 64 : 0);
+                gvis_hist_params p;
+                gvis_hist_defaults(&img, &p);
+                compare(cpu, gpu, &img, &p, "u8");
+                p.channel = c - 1;
+                compare(cpu, gpu, &img, &p, "u8 one channel");
+                compare_eq(cpu, gpu, &img, 0);
+                if (c > 1)
+                    compare_eq(cpu, gpu, &img, 1);
+                gvis_image_free(&img);
+                if (big && kind > 0)
+                    continue;
+                t_make(&img, sizes[s][0], sizes[s][1], c, GVIS_U16, kind, s % 2 ? 64 : 0);
+                gvis_hist_defaults(&img, &p);
+                compare(cpu, gpu, &img, &p, "u16");
+                p.bins = 1000, p.lo = 1000, p.hi = 60001;
+                compare(cpu, gpu, &img, &p, "u16 bins range");
+                p.bins = 65536, p.lo = 0, p.hi = 65536, p.channel = 0;
+                compare(cpu, gpu, &img, &p, "u16 65536 bins (global atomics)");
+                p.bins = 7, p.lo = 32768, p.hi = 32790, p.channel = -1;
+                compare(cpu, gpu, &img, &p, "u16 narrow");
+                gvis_image_free(&img);
+            }
+        }
+    gvis_ctx_free(gpu);
+    gvis_ctx_free(cpu);
+    return t_done("test_cuda_hist");
+}
