@@ -9,13 +9,16 @@
 #define THREADS 256
 enum { SHIFT = 14, HALF = 1 << (SHIFT - 1) };
 
-// scratch: 3 x 256 counts, then 3 x 256 LUT bytes
+// scratch: 3 x 256 counts, 3 x 256 LUT bytes, then the histogram stage's own scratch
+// (zero between calls) for each of the three histograms
 struct eq_scratch {
     uint32_t hist[3][256];
     uint8_t lut[3][256];
+    uint8_t hist_scratch[3][1152]; // gvis_cu_hist_scratch(1, 256) bytes each
 };
 
 extern "C" size_t gvis_cu_equalize_scratch(void) { return sizeof(eq_scratch); }
+
 
 __device__ __forceinline__ int sat8(int v) { return v < 0 ? 0 : v > 255 ? 255 : v; }
 __device__ __forceinline__ int luma(int r, int g, int b) { return (r * 4899 + g * 9617 + b * 1868 + HALF) >> SHIFT; }
@@ -166,17 +169,21 @@ extern "C" int gvis_cu_equalize(const uint8_t *d_src, size_t spitch, uint8_t *d_
     eq_scratch *s = (eq_scratch *)d_scratch;
     if (width <= 0 || height <= 0 || (channels != 1 && channels != 3 && channels != 4) || (spitch & 15) || (dpitch & 15))
         return (int)cudaErrorInvalidValue;
+    if (gvis_cu_hist_scratch(1, 256) > sizeof s->hist_scratch[0])
+        return (int)cudaErrorInvalidValue;
     uint32_t total = (uint32_t)width * (uint32_t)height;
     int err;
     int nl = 1;
     if (channels == 1) {
-        err = gvis_cu_hist(d_src, spitch, width, height, 1, 8, -1, 256, 0, 256, s->hist[0], stream);
+        err = gvis_cu_hist(d_src, spitch, width, height, 1, 8, -1, 256, 0, 256, s->hist[0], s->hist_scratch[0],
+                           stream);
     } else if (per_channel) {
         // one histogram per colour channel; alpha is neither counted nor changed
         nl = 3;
         err = 0;
         for (int c = 0; c < 3 && !err; c++)
-            err = gvis_cu_hist(d_src, spitch, width, height, channels, 8, c, 256, 0, 256, s->hist[c], stream);
+            err = gvis_cu_hist(d_src, spitch, width, height, channels, 8, c, 256, 0, 256, s->hist[c],
+                               s->hist_scratch[c], stream);
     } else {
         err = (int)cudaMemsetAsync(s->hist[0], 0, sizeof s->hist[0], st);
         if (!err) {

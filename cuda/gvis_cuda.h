@@ -47,16 +47,19 @@ int gvis_cu_timer_stop(gvis_cu_job *job, float *ms);
 
 /* ---- operations: one stage per file ---- */
 
-/* cuda/hist.cu: per-channel histograms of an 8- or 16-bit image.
+/* cuda/hist.cu: per-channel histograms of an 8- or 16-bit image, in one launch.
  * bits 8: bins must be 256, lo 0, hi 256; bits 16: bin = (v - lo) * bins / (hi - lo) for lo <= v < hi.
  * channel < 0: all channels, d_hist is channels x bins u32; else only that channel (bins u32).
- * d_hist is zeroed by the call. */
+ * d_hist is overwritten.  d_scratch: gvis_cu_hist_scratch(histograms, bins) bytes, zeroed
+ * before the first call; every call leaves it zeroed again. */
+size_t gvis_cu_hist_scratch(int histograms, int bins);
 int gvis_cu_hist(const void *d_src, size_t pitch, int width, int height, int channels, int bits,
-                 int channel, int bins, uint32_t lo, uint32_t hi, uint32_t *d_hist, void *stream);
+                 int channel, int bins, uint32_t lo, uint32_t hi, uint32_t *d_hist, void *d_scratch, void *stream);
 
 /* cuda/equalize.cu: OpenCV equalizeHist on u8 images (histogram, LUT, lookup on the device,
  * no host round trip).  channels 1: gray; 3 or 4: on luma (OpenCV's YCrCb conversion) or,
- * with per_channel, each colour channel (alpha kept).  d_scratch: gvis_cu_equalize_scratch() bytes. */
+ * with per_channel, each colour channel (alpha kept).  d_scratch: gvis_cu_equalize_scratch()
+ * bytes, zeroed before the first call and left zeroed by every call. */
 size_t gvis_cu_equalize_scratch(void);
 int gvis_cu_equalize(const uint8_t *d_src, size_t spitch, uint8_t *d_dst, size_t dpitch, int width, int height,
                      int channels, int per_channel, void *d_scratch, void *stream);

@@ -5,22 +5,32 @@
 // different words and, for neighbouring bins, different banks.  Gray 8-bit threads also
 // merge runs of equal bytes inside their 16-byte load before counting, so a near-constant
 // image issues fewer atomics than a random one.  At the end each block adds its non-zero
-// bins to the output with one global atomic per bin.
+// bins with one global atomic per bin into a scratch histogram; the last block to finish
+// (a ticket counter) copies the scratch histogram to the output and clears it, so one
+// launch does everything: no memset, and the scratch is left zeroed for the next call.
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "gvis_cuda.h"
 
 #define THREADS 256
 
-static int sm_count(void)
+// Blocks in flight: a few per multiprocessor.  Fewer blocks mean fewer sub-histograms
+// to clear and to add into the result (and fewer global atomics on the same 256
+// addresses); more blocks hide latency better.  GVIS_HIST_BLOCKS_PER_SM overrides the
+// default for tuning (scripts/gpu-suite sweeps it).
+static int grid_limit(void)
 {
     static int n;
     if (!n) {
-        int dev = 0;
+        int dev = 0, sms = 0;
         cudaGetDevice(&dev);
-        if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || n <= 0)
-            n = 80;
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0)
+            sms = 80;
+        const char *e = getenv("GVIS_HIST_BLOCKS_PER_SM");
+        int per = e && atoi(e) > 0 ? atoi(e) : 4;
+        n = sms * per;
     }
     return n;
 }
@@ -34,15 +44,66 @@ struct hist_args {
     uint32_t lo, span; // 16-bit range
     int nh;            // histograms counted
     int reps;          // R, a power of two
+    uint32_t *acc;     // scratch: nh * bins counts, zero between calls
+    uint32_t *ticket;  // scratch: blocks finished, zero between calls
     uint32_t *out;
 };
+
+// Adds a block's shared sub-histograms into the scratch histogram; the last block to
+// get here moves the scratch histogram to the output and leaves the scratch zeroed.
+__device__ void finish_block(const hist_args &a, const uint32_t *sh, int nbins, int shared)
+{
+    if (shared) {
+        for (int bin = threadIdx.x; bin < nbins; bin += blockDim.x) {
+            uint32_t s = 0;
+            for (int r = 0; r < a.reps; r++)
+                s += sh[bin * a.reps + r];
+            if (s)
+                atomicAdd(&a.acc[bin], s);
+        }
+    }
+    __shared__ bool last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        last = atomicAdd(a.ticket, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last)
+        return;
+    __threadfence();
+    for (int bin = threadIdx.x; bin < nbins; bin += blockDim.x)
+        a.out[bin] = atomicExch(&a.acc[bin], 0u);
+    if (threadIdx.x == 0)
+        *a.ticket = 0;
+}
 
 __device__ __forceinline__ void count(uint32_t *sh, int reps, int lane, uint32_t bin, uint32_t n)
 {
     atomicAdd(&sh[bin * reps + (lane & (reps - 1))], n);
 }
 
-// 8-bit gray: 16 bytes per item, runs of equal bytes counted at once.
+// Counts the 16 bytes of one load, merging runs of equal bytes into one atomic.
+__device__ __forceinline__ void count16_gray(uint32_t *sh, int reps, int lane, uint4 q)
+{
+    uint32_t w[4] = {q.x, q.y, q.z, q.w};
+    uint32_t b[16];
+#pragma unroll
+    for (int k = 0; k < 16; k++)
+        b[k] = (w[k >> 2] >> (8 * (k & 3))) & 255;
+    uint32_t run = 1;
+#pragma unroll
+    for (int k = 0; k < 15; k++) {
+        if (b[k] != b[k + 1]) {
+            count(sh, reps, lane, b[k], run);
+            run = 1;
+        } else {
+            run++;
+        }
+    }
+    count(sh, reps, lane, b[15], run);
+}
+
+// 8-bit gray: 16 bytes per item, two items' loads in flight before counting.
 __global__ void __launch_bounds__(THREADS) hist_gray8(hist_args a, int vec_per_row, long long items)
 {
     extern __shared__ uint32_t sh[];
@@ -51,41 +112,29 @@ __global__ void __launch_bounds__(THREADS) hist_gray8(hist_args a, int vec_per_r
         sh[i] = 0;
     __syncthreads();
     const int lane = threadIdx.x & 31;
-    for (long long it = blockIdx.x * (long long)THREADS + threadIdx.x; it < items; it += (long long)gridDim.x * THREADS) {
+    const long long stride = (long long)gridDim.x * THREADS;
+    for (long long it = blockIdx.x * (long long)THREADS + threadIdx.x; it < items; it += 2 * stride) {
+        long long it2 = it + stride;
         int y = (int)(it / vec_per_row), v = (int)(it - (long long)y * vec_per_row);
-        const uint8_t *row = a.src + (size_t)y * a.pitch;
-        int x0 = v * 16, n = a.width - x0;
-        uint8_t b[16];
-        if (n >= 16) {
-            uint4 q = __ldg(reinterpret_cast<const uint4 *>(row + x0));
-            uint32_t w[4] = {q.x, q.y, q.z, q.w};
-#pragma unroll
-            for (int k = 0; k < 16; k++)
-                b[k] = (uint8_t)(w[k >> 2] >> (8 * (k & 3)));
-            uint32_t run = 1;
-#pragma unroll
-            for (int k = 0; k < 15; k++) {
-                if (b[k] != b[k + 1]) {
-                    count(sh, reps, lane, b[k], run);
-                    run = 1;
-                } else {
-                    run++;
-                }
-            }
-            count(sh, reps, lane, b[15], run);
-        } else {
-            for (int k = 0; k < n; k++)
-                count(sh, reps, lane, row[x0 + k], 1);
-        }
+        int y2 = (int)(it2 / vec_per_row), v2 = (int)(it2 - (long long)y2 * vec_per_row);
+        const uint8_t *row = a.src + (size_t)y * a.pitch, *row2 = a.src + (size_t)y2 * a.pitch;
+        int x0 = v * 16, x2 = v2 * 16;
+        bool full = x0 + 16 <= a.width, full2 = it2 < items && x2 + 16 <= a.width;
+        uint4 q = full ? __ldg(reinterpret_cast<const uint4 *>(row + x0)) : make_uint4(0, 0, 0, 0);
+        uint4 q2 = full2 ? __ldg(reinterpret_cast<const uint4 *>(row2 + x2)) : make_uint4(0, 0, 0, 0);
+        if (full)
+            count16_gray(sh, reps, lane, q);
+        else
+            for (int x = x0; x < a.width; x++)
+                count(sh, reps, lane, row[x], 1);
+        if (full2)
+            count16_gray(sh, reps, lane, q2);
+        else if (it2 < items)
+            for (int x = x2; x < a.width; x++)
+                count(sh, reps, lane, row2[x], 1);
     }
     __syncthreads();
-    for (int bin = threadIdx.x; bin < 256; bin += THREADS) {
-        uint32_t s = 0;
-        for (int r = 0; r < reps; r++)
-            s += sh[bin * reps + r];
-        if (s)
-            atomicAdd(&a.out[bin], s);
-    }
+    finish_block(a, sh, 256, 1);
 }
 
 // 8-bit colour (all channels or one): 16 bytes per item, channel of each byte tracked.
@@ -127,13 +176,7 @@ __global__ void __launch_bounds__(THREADS) hist_color8(hist_args a, int vec_per_
         }
     }
     __syncthreads();
-    for (int bin = threadIdx.x; bin < a.nh * 256; bin += THREADS) {
-        uint32_t s = 0;
-        for (int r = 0; r < reps; r++)
-            s += sh[bin * reps + r];
-        if (s)
-            atomicAdd(&a.out[bin], s);
-    }
+    finish_block(a, sh, a.nh * 256, 1);
 }
 
 __device__ __forceinline__ void count16(hist_args &a, uint32_t *sh, int lane, int shared, int c, uint32_t v)
@@ -146,7 +189,7 @@ __device__ __forceinline__ void count16(hist_args &a, uint32_t *sh, int lane, in
     if (shared)
         count(sh, a.reps, lane, h * a.bins + bin, 1);
     else
-        atomicAdd(&a.out[h * a.bins + bin], 1u);
+        atomicAdd(&a.acc[h * a.bins + bin], 1u);
 }
 
 // 16-bit, any number of bins: shared sub-histograms when they fit, global atomics otherwise.
@@ -179,20 +222,19 @@ __global__ void __launch_bounds__(THREADS) hist_16(hist_args a, int vec_per_row,
             }
         }
     }
-    if (!shared)
-        return;
     __syncthreads();
-    for (int bin = threadIdx.x; bin < a.nh * a.bins; bin += THREADS) {
-        uint32_t s = 0;
-        for (int r = 0; r < a.reps; r++)
-            s += sh[bin * a.reps + r];
-        if (s)
-            atomicAdd(&a.out[bin], s);
-    }
+    finish_block(a, sh, a.nh * a.bins, shared);
+}
+
+extern "C" size_t gvis_cu_hist_scratch(int channels, int bins)
+{
+    // the accumulating histogram, then the ticket on its own 128-byte line
+    return ((size_t)channels * (size_t)bins * sizeof(uint32_t) + 127) / 128 * 128 + 128;
 }
 
 extern "C" int gvis_cu_hist(const void *d_src, size_t pitch, int width, int height, int channels, int bits,
-                            int channel, int bins, uint32_t lo, uint32_t hi, uint32_t *d_hist, void *stream)
+                            int channel, int bins, uint32_t lo, uint32_t hi, uint32_t *d_hist, void *d_scratch,
+                            void *stream)
 {
     cudaStream_t st = (cudaStream_t)stream;
     if (width <= 0 || height <= 0 || channels < 1 || channels > 4 || bins < 1 || hi <= lo || (pitch & 15))
@@ -209,9 +251,8 @@ extern "C" int gvis_cu_hist(const void *d_src, size_t pitch, int width, int heig
     a.span = hi - lo;
     a.nh = channel >= 0 ? 1 : channels;
     a.out = d_hist;
-    cudaError_t e = cudaMemsetAsync(d_hist, 0, sizeof(uint32_t) * (size_t)a.nh * bins, st);
-    if (e != cudaSuccess)
-        return (int)e;
+    a.acc = (uint32_t *)d_scratch;
+    a.ticket = (uint32_t *)((char *)d_scratch + gvis_cu_hist_scratch(a.nh, bins) - 128);
     const size_t smem_budget = 48 * 1024;
     size_t per_rep = sizeof(uint32_t) * (size_t)a.nh * bins;
     int reps = 8;
@@ -225,7 +266,7 @@ extern "C" int gvis_cu_hist(const void *d_src, size_t pitch, int width, int heig
     int vec_per_row = (int)((rowsamples + samples_per_vec - 1) / samples_per_vec);
     long long items = (long long)vec_per_row * height;
     long long want = (items + THREADS - 1) / THREADS;
-    int blocks = (int)(want < (long long)sm_count() * 8 ? want : (long long)sm_count() * 8);
+    int blocks = (int)(want < (long long)grid_limit() ? want : (long long)grid_limit());
     if (bits == 8 && channels == 1)
         hist_gray8<<<blocks, THREADS, smem, st>>>(a, vec_per_row, items);
     else if (bits == 8)

@@ -29,7 +29,8 @@ struct hist_job {
     const gvis_hist_params *p;
     int nh;              /* histograms counted */
     size_t nbins;        /* nh * bins */
-    uint32_t *partial;   /* per task: nbins counters */
+    size_t task_stride;  /* counters from one task's replicas to the next task's */
+    uint32_t *partial;   /* per task: 4 replicas of nbins counters */
     const uint16_t *map; /* 16-bit: sample -> bin (bins = outside the range) */
 };
 
@@ -82,7 +83,7 @@ static void hist_task(void *arg, int index, int count)
     size_t y0, y1;
     gvis_split((size_t)img->height, index, count, &y0, &y1);
     /* four replicas for the gray path, two for colour; summed below */
-    uint32_t *h = j->partial + (size_t)index * j->nbins * 4;
+    uint32_t *h = j->partial + (size_t)index * j->task_stride;
     memset(h, 0, j->nbins * 4 * sizeof *h);
     int ch = img->channels, sel = j->p->channel;
     for (size_t y = y0; y < y1; y++) {
@@ -150,7 +151,7 @@ static int hist_cpu_once(void *arg)
     size_t bins = (size_t)c->out->bins;
     memset(c->out->counts, 0, sizeof(uint64_t) * (size_t)c->out->channels * bins);
     for (int t = 0; t < tasks; t++) {
-        const uint32_t *h = j->partial + (size_t)t * j->nbins * 4;
+        const uint32_t *h = j->partial + (size_t)t * j->task_stride;
         for (int r = 0; r < 4; r++, h += j->nbins) {
             if (c->img->type == GVIS_U8) {
                 for (size_t i = 0; i < j->nbins; i++)
@@ -185,7 +186,10 @@ static int hist_cpu(gvis_ctx *ctx, void *arg)
                                                                : (uint64_t)c->p->bins);
         j->map = map;
     }
-    j->partial = malloc(sizeof(uint32_t) * j->nbins * 4 * (size_t)gvis_threads());
+    /* Each task's counters start on their own cache lines, with a line between tasks:
+     * a line shared by two threads' counters would bounce between the cores. */
+    j->task_stride = (j->nbins * 4 + 15) / 16 * 16 + 16;
+    j->partial = aligned_alloc(64, sizeof(uint32_t) * j->task_stride * (size_t)gvis_threads());
     if (!j->partial) {
         free(map);
         return gvis_error(GVIS_E_NOMEM, "out of memory");
@@ -203,6 +207,7 @@ struct hist_launch {
     const gvis_image *img;
     const gvis_hist_params *p;
     uint32_t *d_hist;
+    void *d_scratch;
 };
 
 static int hist_launch(void *arg, void *stream)
@@ -210,18 +215,23 @@ static int hist_launch(void *arg, void *stream)
     struct hist_launch *l = arg;
     return gvis_cu_hist(l->d_src, l->pitch, l->img->width, l->img->height, l->img->channels,
                         l->img->type == GVIS_U8 ? 8 : 16, l->p->channel, l->p->bins, l->p->lo, l->p->hi, l->d_hist,
-                        stream);
+                        l->d_scratch, stream);
 }
 
 static int hist_cuda(gvis_ctx *ctx, void *arg)
 {
     struct hist_call *c = arg;
     size_t n = (size_t)c->out->channels * (size_t)c->out->bins;
-    struct hist_launch l = {NULL, 0, c->img, c->p, NULL};
+    struct hist_launch l = {NULL, 0, c->img, c->p, NULL, NULL};
+    size_t scratch = gvis_cu_hist_scratch(c->out->channels, c->out->bins);
     int rc = gvis_cuda_upload_image(ctx, 0, c->img, (void **)&l.d_src, &l.pitch);
     if (rc)
         return rc;
-    if ((rc = gvis_cuda_status(gvis_cu_buffer(ctx->job, 1, n * sizeof(uint32_t), (void **)&l.d_hist), "histogram buffer")))
+    if ((rc = gvis_cuda_status(gvis_cu_buffer(ctx->job, 1, n * sizeof(uint32_t), (void **)&l.d_hist), "histogram buffer")) ||
+        (rc = gvis_cuda_status(gvis_cu_buffer(ctx->job, 2, scratch, &l.d_scratch), "histogram scratch")))
+        return rc;
+    /* the kernel leaves its scratch zeroed; clear it once, outside the timed runs */
+    if ((rc = gvis_cuda_status(gvis_cu_memset(ctx->job, l.d_scratch, 0, scratch), "histogram scratch")))
         return rc;
     if ((rc = gvis_time_cuda(ctx, hist_launch, &l)))
         return rc;

@@ -45,6 +45,8 @@ int main(void)
             if (c == 2)
                 continue;
             int big = sizes[s][0] * sizes[s][1] > 1000000;
+            if (big && t_quick())
+                continue;
             for (int kind = 0; kind < 4; kind++) {
                 if (big && c > 1 && kind > 1)
                     continue;

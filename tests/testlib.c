@@ -107,6 +107,12 @@ int t_equal(const gvis_image *a, const gvis_image *b)
     return 1;
 }
 
+int t_quick(void)
+{
+    const char *q = getenv("GVIS_TEST_QUICK");
+    return q && *q && strcmp(q, "0") != 0;
+}
+
 gvis_ctx *t_cuda_ctx_or_skip(void)
 {
     int n = 0;

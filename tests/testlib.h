@@ -37,6 +37,9 @@ double t_maxdiff(const gvis_image *a, const gvis_image *b);
 /* 1 when the images hold identical samples (strides may differ). */
 int t_equal(const gvis_image *a, const gvis_image *b);
 
+/* 1 when GVIS_TEST_QUICK is set (compute-sanitizer runs): tests leave out the large sizes. */
+int t_quick(void);
+
 /* Returns a context on the first CUDA device, or exits 77 (skipped) when none is usable. */
 gvis_ctx *t_cuda_ctx_or_skip(void);
 gvis_ctx *t_cpu_ctx(void);
