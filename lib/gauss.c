@@ -1,0 +1,657 @@
+/* Separable Gaussian blur: OpenCV's kernels, its border rules, and its fixed-point
+ * arithmetic for 8- and 16-bit images.
+ *
+ * OpenCV 4.6 blurs u8 with 8-bit fixed-point taps (u8 * tap summed in 16 bits, then the
+ * rows times the taps in 32 bits, rounded (S + 2^15) >> 16) and u16 with 16-bit taps (32
+ * and 64 bits, (S + 2^31) >> 32).  Every product and sum there is exact, so the result is
+ * the exact integer S = sum wy[j] * wx[i] * src rounded once, whatever order the sums take.
+ * gvis computes that same S: the vertical pass first (u8: 16-bit integer lanes, exact
+ * because S / 256 <= 255 * 256), then the horizontal pass in float (u8: all values are
+ * integers below 2^24, exact) or double (u16: below 2^53, exact).  f32 sums in float.
+ *
+ * CPU: rows split over the worker pool; per output row, the vertical sums of the row's
+ * window into a padded buffer, the border columns copied into the padding, then the
+ * horizontal pass out of it.  AVX2 + FMA where the CPU has them. */
+#include "gauss.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cuda/gauss.h"
+#include "internal.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(GVIS_NO_SIMD)
+#include <immintrin.h>
+#define GAUSS_X86 1
+#endif
+
+_Static_assert((int)GVIS_BORDER_REFLECT101 == (int)GVIS_GAUSS_REFLECT101 &&
+                   (int)GVIS_BORDER_REPLICATE == (int)GVIS_GAUSS_REPLICATE &&
+                   (int)GVIS_BORDER_CONSTANT == (int)GVIS_GAUSS_CONSTANT &&
+                   (int)GVIS_BORDER_REFLECT == (int)GVIS_GAUSS_REFLECT && (int)GVIS_BORDER_WRAP == (int)GVIS_GAUSS_WRAP,
+               "border enums of lib/gauss.h and cuda/gauss.h differ");
+_Static_assert(GVIS_GAUSS_MAX_KSIZE == GVIS_GAUSS_MAX_TAPS, "tap limits differ");
+
+/* ---- kernels ------------------------------------------------------------ */
+
+void gvis_gauss_taps(int n, double sigma, double *k)
+{
+    /* OpenCV's fixed small kernels (getGaussianKernelBitExact, sigma <= 0) */
+    static const double k1[] = {1.0};
+    static const double k3[] = {0.25, 0.5, 0.25};
+    static const double k5[] = {0.0625, 0.25, 0.375, 0.25, 0.0625};
+    static const double k7[] = {0.03125, 0.109375, 0.21875, 0.28125, 0.21875, 0.109375, 0.03125};
+    static const double k9[] = {4 / 256.0,  13 / 256.0, 30 / 256.0, 51 / 256.0, 60 / 256.0,
+                                51 / 256.0, 30 / 256.0, 13 / 256.0, 4 / 256.0};
+    static const double *const small[] = {k1, NULL, k3, NULL, k5, NULL, k7, NULL, k9};
+    if (sigma <= 0 && n <= 9 && small[n - 1]) {
+        memcpy(k, small[n - 1], sizeof(double) * (size_t)n);
+        return;
+    }
+    double s = sigma > 0 ? sigma : fma((double)n, 0.15, 0.35); /* 0.3 * ((n - 1) * 0.5 - 1) + 0.8 */
+    double scale = -0.125 / (s * s);                             /* x below is doubled: x^2 / 4 */
+    int half = (n - 1) / 2;
+    double sum = 0;
+    for (int i = 0, x = 1 - n; i < half; i++, x += 2) {
+        k[i] = exp((double)(x * x) * scale);
+        sum += k[i];
+    }
+    sum = sum * 2 + 1.0;
+    double mul = 1.0 / sum;
+    for (int i = 0; i < half; i++) {
+        k[i] *= mul;
+        k[n - 1 - i] = k[i];
+    }
+    k[half] = mul;
+}
+
+void gvis_gauss_taps_fixed(const double *k, int n, int bits, int32_t *w)
+{
+    double one = (double)(1 << bits), err = 0;
+    int64_t sum = 0;
+    for (int i = 0; i < n / 2; i++) {
+        double a = k[i] * one + err;
+        double v = nearbyint(a); /* round half to even, as cvRound(softdouble) */
+        err = a - v;
+        w[i] = w[n - 1 - i] = (int32_t)v;
+        sum += (int64_t)v;
+    }
+    w[n / 2] = (int32_t)((1 << bits) - 2 * sum);
+}
+
+static int check_ksize(int k, const char *what)
+{
+    if (k < 0 || k > GVIS_GAUSS_MAX_KSIZE || (k && !(k & 1)))
+        return gvis_error(GVIS_E_ARG, "%s %d: kernel sizes are odd, 1 to %d", what, k, GVIS_GAUSS_MAX_KSIZE);
+    return GVIS_OK;
+}
+
+static int size_from_sigma(double sigma, gvis_type t, int *k, const char *what)
+{
+    double v = sigma * (t == GVIS_U8 ? 3 : 4) * 2 + 1;
+    if (!(v <= GVIS_GAUSS_MAX_KSIZE + 1))
+        return gvis_error(GVIS_E_ARG, "%s %g needs a kernel of more than %d taps; give a smaller sigma or a --ksize",
+                          what, sigma, GVIS_GAUSS_MAX_KSIZE);
+    *k = (int)lrint(v) | 1;
+    if (*k > GVIS_GAUSS_MAX_KSIZE)
+        return gvis_error(GVIS_E_ARG, "%s %g needs a kernel of %d taps, more than %d; give a --ksize", what, sigma,
+                          *k, GVIS_GAUSS_MAX_KSIZE);
+    return GVIS_OK;
+}
+
+int gvis_gauss_make_kernel(const gvis_gauss_params *p, int width, int height, gvis_type t, gvis_gauss_kernel *k)
+{
+    if (!isfinite(p->sigma_x) || p->sigma_x < 0)
+        return gvis_error(GVIS_E_ARG, "sigma %g: must be 0 or more", p->sigma_x);
+    if (!isfinite(p->sigma_y) || p->sigma_y < 0)
+        return gvis_error(GVIS_E_ARG, "sigma-y %g: must be 0 or more", p->sigma_y);
+    int rc;
+    if ((rc = check_ksize(p->ksize_x, "kernel width")) || (rc = check_ksize(p->ksize_y, "kernel height")))
+        return rc;
+    if (p->border < GVIS_BORDER_REFLECT101 || p->border > GVIS_BORDER_WRAP)
+        return gvis_error(GVIS_E_ARG, "unknown border mode %d", p->border);
+    if (!isfinite(p->border_value))
+        return gvis_error(GVIS_E_ARG, "border value must be finite");
+    double sx = p->sigma_x, sy = p->sigma_y > 0 ? p->sigma_y : p->sigma_x;
+    int kx = p->ksize_x, ky = p->ksize_y;
+    /* GaussianBlur: a side of one pixel needs no taps across it (unless the border is constant) */
+    if (p->border != GVIS_BORDER_CONSTANT) {
+        if (height == 1)
+            ky = 1;
+        if (width == 1)
+            kx = 1;
+    }
+    if (kx == 0) {
+        if (sx <= 0)
+            return gvis_error(GVIS_E_ARG, "give a sigma or a kernel size");
+        if ((rc = size_from_sigma(sx, t, &kx, "sigma")))
+            return rc;
+    }
+    if (ky == 0) {
+        if (sy <= 0)
+            return gvis_error(GVIS_E_ARG, "give a sigma or a kernel size");
+        if ((rc = size_from_sigma(sy, t, &ky, p->sigma_y > 0 ? "sigma-y" : "sigma")))
+            return rc;
+    }
+    k->kx = kx;
+    k->ky = ky;
+    k->sigma_x = sx;
+    k->sigma_y = sy;
+    gvis_gauss_taps(kx, sx, k->wx);
+    if (ky == kx && fabs(sx - sy) < DBL_EPSILON)
+        memcpy(k->wy, k->wx, sizeof(double) * (size_t)kx);
+    else
+        gvis_gauss_taps(ky, sy, k->wy);
+    return GVIS_OK;
+}
+
+static int make_desc(const gvis_image *src, const gvis_gauss_params *p, gvis_gauss_desc *d)
+{
+    if (src->channels != 1 && src->channels != 3 && src->channels != 4)
+        return gvis_error(GVIS_E_FORMAT, "images of %d channels are not supported (1, 3 or 4)", src->channels);
+    if ((size_t)src->width * src->channels > INT32_MAX / 2)
+        return gvis_error(GVIS_E_LIMIT, "rows of %d pixels are too long", src->width);
+    gvis_gauss_kernel k;
+    int rc = gvis_gauss_make_kernel(p, src->width, src->height, src->type, &k);
+    if (rc)
+        return rc;
+    memset(d, 0, sizeof *d);
+    d->width = src->width;
+    d->height = src->height;
+    d->channels = src->channels;
+    d->bytes = (int)src->type;
+    d->kx = k.kx;
+    d->ky = k.ky;
+    d->border = p->border;
+    double v = p->border_value;
+    if (src->type == GVIS_F32) {
+        for (int i = 0; i < k.kx; i++)
+            d->wx[i] = (float)k.wx[i];
+        for (int i = 0; i < k.ky; i++)
+            d->wy[i] = (float)k.wy[i];
+        d->border_value = (double)(float)v;
+    } else {
+        int bits = src->type == GVIS_U8 ? 8 : 16;
+        double hi = src->type == GVIS_U8 ? 255 : 65535;
+        int32_t w[GVIS_GAUSS_MAX_KSIZE];
+        gvis_gauss_taps_fixed(k.wx, k.kx, bits, w);
+        for (int i = 0; i < k.kx; i++)
+            d->wx[i] = (float)w[i];
+        gvis_gauss_taps_fixed(k.wy, k.ky, bits, w);
+        for (int i = 0; i < k.ky; i++)
+            d->wy[i] = (float)w[i];
+        d->border_value = v <= 0 ? 0 : v >= hi ? hi : nearbyint(v);
+    }
+    return GVIS_OK;
+}
+
+/* ---- AVX2 + FMA ------------------------------------------------------------ */
+
+#ifdef GAUSS_X86
+__attribute__((target("avx2"))) static void vert_u8_avx2(const uint8_t *const *rows, const int16_t *w, int nr,
+                                                             int cst, int n, float *out, int symmetric)
+{
+    int i = 0;
+    const __m256i c0 = _mm256_set1_epi16((short)cst);
+    /* symmetric taps (every row of the window inside, so the taps are the kernel's): rows k
+     * and nr-1-k added first;
+     * 510 * tap still fits the 16-bit lanes, whose final sums are exact */
+    const int fold = symmetric && nr > 1 ? nr / 2 : 0;
+    for (; fold && i + 64 <= n; i += 64) {
+        __m256i a0 = c0, a1 = c0, a2 = c0, a3 = c0;
+        for (int k = 0; k < fold; k++) {
+            const __m256i wk = _mm256_set1_epi16(w[k]);
+            const uint8_t *r = rows[k] + i, *q = rows[nr - 1 - k] + i;
+#define GAUSS_PAIR(o) _mm256_mullo_epi16(_mm256_add_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(r + (o)))), \
+                                                          _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(q + (o))))), wk)
+            a0 = _mm256_add_epi16(a0, GAUSS_PAIR(0));
+            a1 = _mm256_add_epi16(a1, GAUSS_PAIR(16));
+            a2 = _mm256_add_epi16(a2, GAUSS_PAIR(32));
+            a3 = _mm256_add_epi16(a3, GAUSS_PAIR(48));
+#undef GAUSS_PAIR
+        }
+        const __m256i wc = _mm256_set1_epi16(w[fold]);
+        const uint8_t *r = rows[fold] + i;
+        a0 = _mm256_add_epi16(a0, _mm256_mullo_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)r)), wc));
+        a1 = _mm256_add_epi16(a1, _mm256_mullo_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(r + 16))), wc));
+        a2 = _mm256_add_epi16(a2, _mm256_mullo_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(r + 32))), wc));
+        a3 = _mm256_add_epi16(a3, _mm256_mullo_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(r + 48))), wc));
+        __m256i a[4] = {a0, a1, a2, a3};
+        for (int q = 0; q < 4; q++) {
+            _mm256_storeu_ps(out + i + 16 * q, _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(a[q]))));
+            _mm256_storeu_ps(out + i + 16 * q + 8,
+                             _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(a[q], 1))));
+        }
+    }
+    for (; i + 64 <= n; i += 64) {
+        __m256i a0 = c0, a1 = c0, a2 = c0, a3 = c0;
+        for (int k = 0; k < nr; k++) {
+            const __m256i wk = _mm256_set1_epi16(w[k]);
+            const uint8_t *r = rows[k] + i;
+            a0 = _mm256_add_epi16(a0, _mm256_mullo_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)r)), wk));
+            a1 = _mm256_add_epi16(a1, _mm256_mullo_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(r + 16))), wk));
+            a2 = _mm256_add_epi16(a2, _mm256_mullo_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(r + 32))), wk));
+            a3 = _mm256_add_epi16(a3, _mm256_mullo_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(r + 48))), wk));
+        }
+        __m256i a[4] = {a0, a1, a2, a3};
+        for (int q = 0; q < 4; q++) {
+            _mm256_storeu_ps(out + i + 16 * q, _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(a[q]))));
+            _mm256_storeu_ps(out + i + 16 * q + 8,
+                             _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(a[q], 1))));
+        }
+    }
+    for (; i + 16 <= n; i += 16) {
+        __m256i a0 = c0;
+        for (int k = 0; k < nr; k++)
+            a0 = _mm256_add_epi16(a0, _mm256_mullo_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(rows[k] + i))),
+                                                         _mm256_set1_epi16(w[k])));
+        _mm256_storeu_ps(out + i, _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(a0))));
+        _mm256_storeu_ps(out + i + 8, _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(a0, 1))));
+    }
+    for (; i < n; i++) {
+        uint32_t s = (uint32_t)cst;
+        for (int k = 0; k < nr; k++)
+            s += (uint32_t)w[k] * rows[k][i];
+        out[i] = (float)s;
+    }
+}
+
+__attribute__((target("avx2,fma"))) static void vert_f32_avx2(const float *const *rows, const float *w, int nr,
+                                                                  float cst, int n, float *out)
+{
+    int i = 0;
+    const __m256 c0 = _mm256_set1_ps(cst);
+    for (; i + 32 <= n; i += 32) {
+        __m256 a0 = c0, a1 = c0, a2 = c0, a3 = c0;
+        for (int k = 0; k < nr; k++) {
+            const __m256 wk = _mm256_set1_ps(w[k]);
+            const float *r = rows[k] + i;
+            a0 = _mm256_fmadd_ps(wk, _mm256_loadu_ps(r), a0);
+            a1 = _mm256_fmadd_ps(wk, _mm256_loadu_ps(r + 8), a1);
+            a2 = _mm256_fmadd_ps(wk, _mm256_loadu_ps(r + 16), a2);
+            a3 = _mm256_fmadd_ps(wk, _mm256_loadu_ps(r + 24), a3);
+        }
+        _mm256_storeu_ps(out + i, a0);
+        _mm256_storeu_ps(out + i + 8, a1);
+        _mm256_storeu_ps(out + i + 16, a2);
+        _mm256_storeu_ps(out + i + 24, a3);
+    }
+    for (; i < n; i++) {
+        float s = cst;
+        for (int k = 0; k < nr; k++)
+            s = fmaf(w[k], rows[k][i], s);
+        out[i] = s;
+    }
+}
+
+__attribute__((target("avx2,fma"))) static inline void store_u8x8(uint8_t *o, __m256 s)
+{
+    __m256i v = _mm256_srli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(s), _mm256_set1_epi32(32768)), 16);
+    __m128i w16 = _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    _mm_storel_epi64((__m128i *)o, _mm_packus_epi16(w16, w16));
+}
+
+__attribute__((target("avx2,fma"))) static void horiz_avx2(const float *in, const float *w, int nk, int c, int n,
+                                                          void *out, int to_u8)
+{
+    uint8_t *o8 = out;
+    float *of = out;
+    int i = 0;
+    /* eight accumulators: enough independent FMAs to cover their latency */
+    for (; i + 64 <= n; i += 64) {
+        __m256 a[8];
+        for (int q = 0; q < 8; q++)
+            a[q] = _mm256_setzero_ps();
+        const float *r = in + i;
+        for (int k = 0; k < nk; k++, r += c) {
+            const __m256 wk = _mm256_set1_ps(w[k]);
+            for (int q = 0; q < 8; q++)
+                a[q] = _mm256_fmadd_ps(wk, _mm256_loadu_ps(r + 8 * q), a[q]);
+        }
+        for (int q = 0; q < 8; q++) {
+            if (to_u8)
+                store_u8x8(o8 + i + 8 * q, a[q]);
+            else
+                _mm256_storeu_ps(of + i + 8 * q, a[q]);
+        }
+    }
+    for (; i + 8 <= n; i += 8) {
+        __m256 a0 = _mm256_setzero_ps();
+        const float *r = in + i;
+        for (int k = 0; k < nk; k++, r += c)
+            a0 = _mm256_fmadd_ps(_mm256_set1_ps(w[k]), _mm256_loadu_ps(r), a0);
+        if (to_u8)
+            store_u8x8(o8 + i, a0);
+        else
+            _mm256_storeu_ps(of + i, a0);
+    }
+    for (; i < n; i++) {
+        float s = 0;
+        for (int k = 0; k < nk; k++)
+            s = fmaf(w[k], in[i + (size_t)k * c], s);
+        if (to_u8) {
+            int v = ((int)s + 32768) >> 16;
+            o8[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+        } else {
+            of[i] = s;
+        }
+    }
+}
+#endif
+
+/* ---- CPU: vertical pass -------------------------------------------------- */
+
+/* u8: out[i] = cst + sum w[k] * rows[k][i] in 16-bit lanes (exact: the sum is at most
+ * 255 * 256), written as float. */
+static void vert_u8(const uint8_t *const *rows, const int16_t *w, int nr, int cst, int n, float *out, int symmetric)
+{
+    int i = 0;
+#ifdef GAUSS_X86
+    if (__builtin_cpu_supports("avx2")) {
+        vert_u8_avx2(rows, w, nr, cst, n, out, symmetric);
+        return;
+    }
+#endif
+    for (; i < n; i++) {
+        uint32_t s = (uint32_t)cst;
+        for (int k = 0; k < nr; k++)
+            s += (uint32_t)w[k] * rows[k][i];
+        out[i] = (float)s;
+    }
+}
+
+static void vert_f32(const float *const *rows, const float *w, int nr, float cst, int n, float *out)
+{
+#ifdef GAUSS_X86
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        vert_f32_avx2(rows, w, nr, cst, n, out);
+        return;
+    }
+#endif
+    for (int i = 0; i < n; i++)
+        out[i] = cst;
+    for (int k = 0; k < nr; k++) {
+        const float *r = rows[k];
+        float wk = w[k];
+        for (int i = 0; i < n; i++)
+            out[i] += wk * r[i];
+    }
+}
+
+/* u16: 32-bit integer sums (exact: at most 65535 * 65536), written as double. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void vert_u16(const uint16_t *const *rows, const uint32_t *w, int nr, uint32_t cst, int n, uint32_t *acc,
+                     double *out)
+{
+    for (int i = 0; i < n; i++)
+        acc[i] = cst;
+    for (int k = 0; k < nr; k++) {
+        const uint16_t *r = rows[k];
+        uint32_t wk = w[k];
+        for (int i = 0; i < n; i++)
+            acc[i] += wk * r[i];
+    }
+    for (int i = 0; i < n; i++)
+        out[i] = (double)acc[i];
+}
+
+/* ---- CPU: horizontal pass ------------------------------------------------ */
+
+/* out[i] = sum w[k] * in[i + k * c], u8 rounded (S + 2^15) >> 16, or f32. */
+static void horiz_f(const float *in, const float *w, int nk, int c, int n, float *acc, void *out, int to_u8)
+{
+#ifdef GAUSS_X86
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        horiz_avx2(in, w, nk, c, n, out, to_u8);
+        return;
+    }
+#endif
+    for (int i = 0; i < n; i++)
+        acc[i] = 0;
+    for (int k = 0; k < nk; k++) {
+        const float *r = in + (size_t)k * c;
+        float wk = w[k];
+        for (int i = 0; i < n; i++)
+            acc[i] += wk * r[i];
+    }
+    if (to_u8) {
+        uint8_t *o = out;
+        for (int i = 0; i < n; i++) {
+            int v = ((int)acc[i] + 32768) >> 16;
+            o[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+        }
+    } else {
+        memcpy(out, acc, sizeof(float) * (size_t)n);
+    }
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void horiz_u16(const double *in, const double *w, int nk, int c, int n, double *acc, uint16_t *out)
+{
+    for (int i = 0; i < n; i++)
+        acc[i] = 0;
+    for (int k = 0; k < nk; k++) {
+        const double *r = in + (size_t)k * c;
+        double wk = w[k];
+        for (int i = 0; i < n; i++)
+            acc[i] += wk * r[i];
+    }
+    for (int i = 0; i < n; i++) {
+        uint64_t v = ((uint64_t)acc[i] + 2147483648u) >> 32;
+        out[i] = (uint16_t)(v > 65535 ? 65535 : v);
+    }
+}
+
+/* ---- CPU: the row loop --------------------------------------------------- */
+
+struct gauss_cpu {
+    const gvis_image *src;
+    gvis_image *dst;
+    const gvis_gauss_desc *d;
+    int *padmap;   /* per padding sample: index into the padded row, or -1 (constant) */
+    int npad_left; /* rx * C */
+    atomic_int failed;
+};
+
+static void gauss_task(void *arg, int index, int count)
+{
+    struct gauss_cpu *j = arg;
+    const gvis_gauss_desc *d = j->d;
+    const gvis_image *src = j->src;
+    const int C = d->channels, ws = d->width * C, rx = d->kx / 2, ry = d->ky / 2;
+    const int left = rx * C, plen = ws + 2 * left;
+    size_t y0, y1;
+    gvis_split((size_t)d->height, index, count, &y0, &y1);
+    if (y0 >= y1)
+        return;
+    int is_double = src->type == GVIS_U16;
+    size_t esz = is_double ? sizeof(double) : sizeof(float);
+    /* padded row, an accumulator row, and the row pointers */
+    /* each part starts on a 64-byte boundary (the row pointers need 8-byte alignment) */
+    size_t pad_bytes = (esz * ((size_t)plen + 64) + 63) / 64 * 64, acc_bytes = (8 * ((size_t)ws + 64) + 63) / 64 * 64;
+    size_t bytes = pad_bytes + acc_bytes + sizeof(void *) * GVIS_GAUSS_MAX_TAPS;
+    unsigned char *mem = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!mem) {
+        atomic_store(&j->failed, 1);
+        return;
+    }
+    void *pad = mem;
+    void *acc = mem + pad_bytes;
+    const void **rows = (const void **)(mem + pad_bytes + acc_bytes);
+    float wf[GVIS_GAUSS_MAX_TAPS], wxf[GVIS_GAUSS_MAX_TAPS];
+    int16_t w16[GVIS_GAUSS_MAX_TAPS];
+    uint32_t w32[GVIS_GAUSS_MAX_TAPS];
+    double wxd[GVIS_GAUSS_MAX_TAPS];
+    for (int k = 0; k < d->kx; k++) {
+        wxf[k] = d->wx[k];
+        wxd[k] = d->wx[k];
+    }
+    const double bv = d->border_value;
+    /* a column entirely outside (constant border): the vertical sum of the constant */
+    double full_u = 0;
+    float full_f = 0;
+    for (int k = 0; k < d->ky; k++) {
+        full_u += (double)d->wy[k] * bv;
+        full_f += d->wy[k] * (float)bv;
+    }
+    for (size_t y = y0; y < y1; y++) {
+        int nr = 0;
+        double cw = 0; /* the weight of rows outside (constant border) */
+        float cst_f = 0;
+        for (int k = 0; k < d->ky; k++) {
+            int r = gvis_gauss_border_index((int)y - ry + k, d->height, d->border);
+            if (r < 0) {
+                cw += d->wy[k];
+                cst_f += d->wy[k] * (float)bv;
+                continue;
+            }
+            rows[nr] = GVIS_ROW(src, r);
+            wf[nr] = d->wy[k];
+            w16[nr] = (int16_t)d->wy[k];
+            w32[nr] = (uint32_t)d->wy[k];
+            nr++;
+        }
+        void *out = GVIS_ROW(j->dst, y);
+        if (src->type == GVIS_U8) {
+            float *p = (float *)pad;
+            vert_u8((const uint8_t *const *)rows, w16, nr, (int)(cw * bv), ws, p + left, nr == d->ky);
+            for (int i = 0; i < 2 * left; i++) {
+                int at = i < left ? i : ws + i;
+                p[at] = j->padmap[i] >= 0 ? p[j->padmap[i]] : (float)full_u;
+            }
+            horiz_f(p, wxf, d->kx, C, ws, (float *)acc, out, 1);
+        } else if (src->type == GVIS_F32) {
+            float *p = (float *)pad;
+            vert_f32((const float *const *)rows, wf, nr, cst_f, ws, p + left);
+            for (int i = 0; i < 2 * left; i++) {
+                int at = i < left ? i : ws + i;
+                p[at] = j->padmap[i] >= 0 ? p[j->padmap[i]] : full_f;
+            }
+            horiz_f(p, wxf, d->kx, C, ws, (float *)acc, out, 0);
+        } else {
+            double *p = (double *)pad;
+            vert_u16((const uint16_t *const *)rows, w32, nr, (uint32_t)(cw * bv), ws, (uint32_t *)acc, p + left);
+            for (int i = 0; i < 2 * left; i++) {
+                int at = i < left ? i : ws + i;
+                p[at] = j->padmap[i] >= 0 ? p[j->padmap[i]] : full_u;
+            }
+            horiz_u16(p, wxd, d->kx, C, ws, (double *)acc, out);
+        }
+    }
+    free(mem);
+}
+
+static int gauss_cpu_desc(const gvis_image *src, const gvis_gauss_desc *d, gvis_image *dst)
+{
+    const int C = d->channels, left = d->kx / 2 * C;
+    struct gauss_cpu j = {src, dst, d, NULL, left, 0};
+    if (left > 0) {
+        j.padmap = malloc(sizeof(int) * 2 * (size_t)left);
+        if (!j.padmap)
+            return gvis_error(GVIS_E_NOMEM, "out of memory");
+        const int ws = d->width * C;
+        for (int i = 0; i < 2 * left; i++) {
+            int s = i < left ? i - left : ws + (i - left); /* sample index in the row */
+            int px = s >= 0 ? s / C : -((-s + C - 1) / C);
+            int m = gvis_gauss_border_index(px, d->width, d->border);
+            j.padmap[i] = m < 0 ? -1 : left + m * C + (s - px * C);
+        }
+    }
+    int tasks = gvis_threads() * 4; /* handed out dynamically: balances a busy core */
+    if (tasks > d->height)
+        tasks = d->height;
+    gvis_parallel(tasks, gauss_task, &j);
+    free(j.padmap);
+    if (atomic_load(&j.failed))
+        return gvis_error(GVIS_E_NOMEM, "out of memory");
+    return GVIS_OK;
+}
+
+int gvis_gauss_cpu(const gvis_image *src, const gvis_gauss_params *p, gvis_image *dst)
+{
+    gvis_gauss_desc d;
+    int rc = make_desc(src, p, &d);
+    if (rc)
+        return rc;
+    if (dst->width != src->width || dst->height != src->height || dst->channels != src->channels ||
+        dst->type != src->type)
+        return gvis_error(GVIS_E_ARG, "output image does not match the input");
+    return gauss_cpu_desc(src, &d, dst);
+}
+
+/* ---- dispatch ------------------------------------------------------------ */
+
+struct gauss_call {
+    const gvis_image *src;
+    gvis_image *dst;
+    gvis_gauss_desc d;
+};
+
+static int gauss_cpu_once(void *arg)
+{
+    struct gauss_call *c = arg;
+    return gauss_cpu_desc(c->src, &c->d, c->dst);
+}
+
+static int gauss_cpu(gvis_ctx *ctx, void *arg) { return gvis_time_cpu(ctx, gauss_cpu_once, arg); }
+
+#ifdef GVIS_HAVE_CUDA
+struct gauss_launch {
+    const void *d_src;
+    size_t spitch;
+    void *d_dst;
+    size_t dpitch;
+    const gvis_gauss_desc *d;
+};
+
+static int gauss_launch(void *arg, void *stream)
+{
+    struct gauss_launch *l = arg;
+    return gvis_cu_gauss(l->d_src, l->spitch, l->d_dst, l->dpitch, l->d, stream);
+}
+
+static int gauss_cuda(gvis_ctx *ctx, void *arg)
+{
+    struct gauss_call *c = arg;
+    struct gauss_launch l = {NULL, 0, NULL, 0, &c->d};
+    int rc = gvis_cuda_upload_image(ctx, 0, c->src, (void **)&l.d_src, &l.spitch);
+    if (rc)
+        return rc;
+    size_t row = (size_t)c->src->width * c->src->channels * c->src->type;
+    int err = gvis_cu_buffer2d(ctx->job, 1, row, (size_t)c->src->height, &l.d_dst, &l.dpitch);
+    if (err == GVIS_CUDA_ERR_NOMEM)
+        return gvis_error(GVIS_E_DEVICE_NOMEM, "out of device memory allocating %zu bytes for the blurred image",
+                          row * (size_t)c->src->height);
+    if ((rc = gvis_cuda_status(err, "device allocation")))
+        return rc;
+    if ((rc = gvis_time_cuda(ctx, gauss_launch, &l)))
+        return rc;
+    return gvis_cuda_download_image(ctx, l.d_dst, l.dpitch, c->dst);
+}
+#else
+#define gauss_cuda NULL
+#endif
+
+int gvis_gauss(gvis_ctx *ctx, const gvis_image *src, const gvis_gauss_params *p, gvis_image *dst)
+{
+    memset(dst, 0, sizeof *dst);
+    struct gauss_call c;
+    int rc = make_desc(src, p, &c.d);
+    if (rc)
+        return rc;
+    if ((rc = gvis_image_alloc(dst, src->width, src->height, src->channels, src->type, 64)))
+        return rc;
+    c.src = src;
+    c.dst = dst;
+    rc = gvis_dispatch(ctx, "gaussian blur", gauss_cpu, gauss_cuda, &c);
+    if (rc)
+        gvis_image_free(dst);
+    return rc;
+}

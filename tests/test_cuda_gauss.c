@@ -1,0 +1,109 @@
+/* Gaussian blur: the GPU against the CPU on awkward sizes, every border mode, channel
+ * count and sample type.  u8 and u16 must match bit for bit, f32 within 1e-5. */
+#include <math.h>
+#include <string.h>
+
+#include "gauss.h"
+#include "testlib.h"
+
+static double rel_diff(const gvis_image *a, const gvis_image *b)
+{
+    double m = 0;
+    for (int y = 0; y < a->height; y++) {
+        const float *p = GVIS_ROW(a, y), *q = GVIS_ROW(b, y);
+        for (int i = 0; i < a->width * a->channels; i++) {
+            double d = fabs((double)p[i] - q[i]) / fmax(fabs((double)q[i]), 1.0);
+            if (d > m || d != d)
+                m = d != d ? INFINITY : d;
+        }
+    }
+    return m;
+}
+
+static const char *border_names[] = {"reflect101", "replicate", "constant", "reflect", "wrap"};
+static int cases;
+
+static void compare(gvis_ctx *gpu, const gvis_image *img, const gvis_gauss_params *p)
+{
+    gvis_image got, want;
+    int rc = gvis_gauss(gpu, img, p, &got);
+    CHECKF(rc == GVIS_OK, "gpu: %s", gvis_errmsg());
+    if (rc)
+        return;
+    gvis_image_alloc(&want, img->width, img->height, img->channels, img->type, 0);
+    CHECK_OK(gvis_gauss_cpu(img, p, &want));
+    if (img->type == GVIS_F32)
+        CHECKF(rel_diff(&got, &want) <= 1e-5, "f32 %dx%dx%d k %dx%d s %g border %s: rel diff %g", img->width,
+               img->height, img->channels, p->ksize_x, p->ksize_y, p->sigma_x, border_names[p->border],
+               rel_diff(&got, &want));
+    else
+        CHECKF(t_equal(&got, &want), "%s %dx%dx%d k %dx%d s %g border %s: max diff %g", gvis_type_name(img->type),
+               img->width, img->height, img->channels, p->ksize_x, p->ksize_y, p->sigma_x, border_names[p->border],
+               t_maxdiff(&got, &want));
+    gvis_image_free(&got);
+    gvis_image_free(&want);
+    cases++;
+}
+
+int main(void)
+{
+    gvis_ctx *gpu = t_cuda_ctx_or_skip();
+    t_seed(7);
+    const int sizes[][2] = {{1, 1}, {1, 37}, {37, 1}, {3, 2}, {13, 11}, {631, 479}, {225, 17}, {1000, 3}};
+    const int ks[][2] = {{5, 5}, {3, 3}, {7, 7}, {15, 15}, {31, 31}, {9, 3}, {1, 13}, {61, 61}, {255, 255}, {255, 7}};
+    const gvis_type types[] = {GVIS_U8, GVIS_U16, GVIS_F32};
+    int n = 0;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int t = 0; t < 3; t++)
+            for (int c = 1; c <= 4; c++) {
+                if (c == 2)
+                    continue;
+                gvis_image img;
+                /* odd rows get a padded stride (pitch != width) */
+                t_make(&img, sizes[s][0], sizes[s][1], c, types[t], n % 3, n % 2 ? 64 : 0);
+                for (size_t k = 0; k < sizeof ks / sizeof ks[0]; k++)
+                    for (int b = 0; b < 5; b++) {
+                        /* the large image gets every kernel with two borders only */
+                        if (sizes[s][0] * sizes[s][1] > 100000 && (b + (int)k) % 3)
+                            continue;
+                        gvis_gauss_params p = {(k % 3) ? 0 : 2.2, 0, ks[k][0], ks[k][1], b, 0};
+                        if (b == GVIS_BORDER_CONSTANT)
+                            p.border_value = types[t] == GVIS_F32 ? -0.5 : types[t] == GVIS_U8 ? 31 : 50000;
+                        compare(gpu, &img, &p);
+                    }
+                gvis_image_free(&img);
+                n++;
+            }
+    /* sizes from sigma, sigma-y apart */
+    gvis_image img;
+    t_make(&img, 97, 61, 3, GVIS_U8, 1, 64);
+    gvis_gauss_params p = {3.1, 1.2, 0, 0, GVIS_BORDER_REFLECT101, 0};
+    compare(gpu, &img, &p);
+    gvis_image_free(&img);
+    /* 4K: the benchmark shapes (GVIS_TEST_QUICK leaves them out, for the sanitizers) */
+    const char *quick = getenv("GVIS_TEST_QUICK");
+    if (quick && *quick && strcmp(quick, "0") != 0) {
+        CHECKF(cases > 1000, "only %d cases ran", cases);
+        gvis_ctx_free(gpu);
+        return t_done("test_cuda_gauss");
+    }
+    const int k4[] = {5, 15, 31};
+    for (int c = 1; c <= 3; c += 2)
+        for (int i = 0; i < 3; i++) {
+            t_make(&img, 3840, 2160, c, GVIS_U8, 1, 0);
+            gvis_gauss_params q = {0, 0, k4[i], k4[i], GVIS_BORDER_REFLECT101, 0};
+            compare(gpu, &img, &q);
+            gvis_image_free(&img);
+        }
+    t_make(&img, 3840, 2160, 1, GVIS_U16, 1, 0);
+    gvis_gauss_params q16 = {0, 0, 9, 9, GVIS_BORDER_REPLICATE, 0};
+    compare(gpu, &img, &q16);
+    gvis_image_free(&img);
+    t_make(&img, 3840, 2160, 4, GVIS_F32, 1, 0);
+    gvis_gauss_params qf = {0, 0, 7, 7, GVIS_BORDER_WRAP, 0};
+    compare(gpu, &img, &qf);
+    gvis_image_free(&img);
+    CHECKF(cases > 1000, "only %d cases ran", cases);
+    gvis_ctx_free(gpu);
+    return t_done("test_cuda_gauss");
+}
