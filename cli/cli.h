@@ -111,6 +111,7 @@ int cli_parse_doubles(const char *v, double *out, int n, char *err, size_t errle
 /* The subcommands. */
 int cmd_info(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
+int cmd_disparity(int argc, char **argv);
 int cmd_gauss(int argc, char **argv);
 int cmd_warpaffine(int argc, char **argv);
 int cmd_yolo_decode(int argc, char **argv);

@@ -14,6 +14,7 @@ static const struct command {
     int (*fn)(int argc, char **argv);
     const char *summary;
 } commands[] = {
+    {"disparity", cmd_disparity, "Semi-global matching of rectified stereo pairs: disparity maps, previews, point clouds, scores"},
     {"hist", cmd_hist, "Histograms of 8- and 16-bit images as CSV, JSON or a plot; histogram equalization"},
     {"gauss", cmd_gauss, "Separable Gaussian blur (cv2.GaussianBlur): any odd kernel to 255 taps, five borders"},
     {"warpaffine", cmd_warpaffine, "Affine warp and letterbox; images or a float32 tensor (.npy) in one pass"},

@@ -1,0 +1,529 @@
+/* gvis disparity: semi-global matching of rectified stereo pairs; disparity maps
+ * as KITTI PNG, PFM or OpenCV int16, a colour preview, a PLY point cloud, and
+ * scores against ground truth. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "sgm.h"
+#include "stereo_out.h"
+
+enum { OUT_KITTI = 1, OUT_PFM, OUT_CV16 };
+
+struct disp_opts {
+    gvis_sgm_params p;
+    const char *format;   /* png | pfm | cv16 */
+    const char *right_out, *preview, *ply, *qfile, *gt, *pairs;
+    double focal, baseline, cx, cy, gt_scale;
+    int gt_border, json;
+    double q[16];
+    int have_q;
+    /* the run */
+    int many;
+    double sum_bad1, sum_bad2, sum_density, sum_mae;
+    int scored;
+    FILE *score_out;
+    const char *fail_file; /* the file a failure is about */
+};
+
+struct pair {
+    char *left, *right, *gt;
+};
+
+static int parse_census(const char *v, void *dst, char *err, size_t errlen)
+{
+    if (strcmp(v, "9x7") == 0)
+        *(int *)dst = GVIS_CENSUS_9X7;
+    else if (strcmp(v, "sym") == 0)
+        *(int *)dst = GVIS_CENSUS_SYM;
+    else {
+        snprintf(err, errlen, "'%s' is not 9x7 or sym", v);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_lr(const char *v, void *dst, char *err, size_t errlen)
+{
+    if (strcmp(v, "off") == 0) {
+        *(int *)dst = -1;
+        return 0;
+    }
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (end == v || *end || n < 0 || n > 1000) {
+        snprintf(err, errlen, "'%s' is not a tolerance 0..1000 or off", v);
+        return -1;
+    }
+    *(int *)dst = (int)n;
+    return 0;
+}
+
+static int parse_fill(const char *v, void *dst, char *err, size_t errlen)
+{
+    if (strcmp(v, "none") == 0)
+        *(int *)dst = GVIS_FILL_NONE;
+    else if (strcmp(v, "background") == 0)
+        *(int *)dst = GVIS_FILL_BACKGROUND;
+    else {
+        snprintf(err, errlen, "'%s' is not none or background", v);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_dformat(const char *v, void *dst, char *err, size_t errlen)
+{
+    if (strcmp(v, "png") && strcmp(v, "pfm") && strcmp(v, "cv16") && strcmp(v, "npy")) {
+        snprintf(err, errlen, "'%s' is not png (KITTI 16-bit), pfm or cv16", v);
+        return -1;
+    }
+    *(const char **)dst = strcmp(v, "npy") == 0 ? "cv16" : v;
+    return 0;
+}
+
+/* The map's format from --format, else the path's extension; 0 when neither says. */
+static int out_kind(const char *format, const char *path)
+{
+    if (format)
+        return strcmp(format, "png") == 0 ? OUT_KITTI : strcmp(format, "pfm") == 0 ? OUT_PFM : OUT_CV16;
+    switch (gvis_format_from_path(path)) {
+    case GVIS_FMT_PNG: return OUT_KITTI;
+    case GVIS_FMT_PFM: return OUT_PFM;
+    case GVIS_FMT_NPY: return OUT_CV16;
+    default: return 0;
+    }
+}
+
+static const char *kind_ext(int kind) { return kind == OUT_PFM ? "pfm" : kind == OUT_CV16 ? "npy" : "png"; }
+
+static int save_map(gvis_ctx *ctx, const struct disp_opts *o, const char *path, const gvis_disp *d)
+{
+    int kind = out_kind(o->format, path);
+    if (!kind)
+        return gvis_error(GVIS_E_ARG, "cannot tell the format of '%s' (use .png, .pfm, .npy or --format)", path);
+    gvis_image img = {0};
+    int rc;
+    if (kind == OUT_KITTI) {
+        size_t nz = 0, np = 0, cl = 0;
+        rc = gvis_disp_kitti(d, &img, &nz, &np, &cl);
+        if (!rc && nz)
+            gvis_log(ctx, GVIS_LOG_INFO, "%s: %zu pixels of disparity 0 written as 0 (invalid in KITTI PNG)", path,
+                     nz);
+        if (!rc && np)
+            gvis_log(ctx, GVIS_LOG_WARN, "%s: %zu pixels of negative disparity written as 0 (invalid in KITTI PNG)",
+                     path, np);
+        if (!rc && cl)
+            gvis_log(ctx, GVIS_LOG_WARN, "%s: %zu pixels above 255.996 clipped (KITTI PNG)", path, cl);
+        if (!rc)
+            rc = gvis_save(ctx, path, GVIS_FMT_PNG, &img);
+    } else if (kind == OUT_PFM) {
+        rc = gvis_disp_float(d, &img);
+        if (!rc)
+            rc = gvis_save(ctx, path, GVIS_FMT_PFM, &img);
+    } else {
+        gvis_buf b = {0};
+        rc = gvis_disp_encode_cv16(d, &b);
+        if (!rc)
+            rc = cli_write_output(ctx, path, &b);
+        gvis_buf_free(&b);
+    }
+    gvis_image_free(&img);
+    return rc;
+}
+
+/* An output path for this pair: the option as given for one pair, else DIR/stem.ext. */
+static char *out_path(const char *opt, const struct pair *pr, const char *ext, int many)
+{
+    if (!many)
+        return strdup(opt);
+    return cli_output_in_dir(opt, pr->left, ext);
+}
+
+static int refuse_input(const char *out, const struct pair *pr)
+{
+    if (!out || strcmp(out, "-") == 0)
+        return GVIS_OK;
+    const char *ins[3] = {pr->left, pr->right, pr->gt};
+    for (int i = 0; i < 3; i++)
+        if (ins[i] && (gvis_same_file(out, ins[i]) || strcmp(out, ins[i]) == 0))
+            return gvis_error(GVIS_E_IO, "refusing to write over input file '%s'", ins[i]);
+    return GVIS_OK;
+}
+
+static void print_score(struct disp_opts *o, const struct pair *pr, const gvis_disp_score_t *s)
+{
+    FILE *f = o->score_out;
+    if (o->json) {
+        gvis_buf b = {0};
+        gvis_buf_printf(&b, "{\"left\": ");
+        gvis_buf_json_string(&b, pr->left);
+        gvis_buf_printf(&b, ", \"right\": ");
+        gvis_buf_json_string(&b, pr->right);
+        gvis_buf_printf(&b, ", \"gt\": ");
+        gvis_buf_json_string(&b, pr->gt);
+        gvis_buf_printf(&b,
+                        ", \"bad1\": %.4f, \"bad2\": %.4f, \"density\": %.4f, \"mae\": %.4f, \"scored\": %zu, "
+                        "\"valid\": %zu}\n",
+                        s->bad1, s->bad2, s->density, s->mae, s->scored, s->valid);
+        if (b.data)
+            fputs((const char *)b.data, f);
+        gvis_buf_free(&b);
+    } else {
+        fprintf(f, "%s: bad-1 %.2f%%  bad-2 %.2f%%  density %.2f%%  mae %.3f px  (%zu pixels scored)\n", pr->left,
+                s->bad1, s->bad2, s->density, s->mae, s->scored);
+    }
+    fflush(f);
+}
+
+static int disparity_one(gvis_ctx *ctx, struct disp_opts *o, const struct pair *pr, const char *out)
+{
+    gvis_image L = {0}, R = {0}, G = {0};
+    gvis_disp dl = {0}, dr = {0};
+    char *right_path = NULL, *preview_path = NULL, *ply_path = NULL;
+    const char *main_ext = kind_ext(o->format ? out_kind(o->format, NULL) : out && !o->many ? out_kind(NULL, out) : OUT_KITTI);
+    int rc = GVIS_OK;
+    if (o->right_out)
+        right_path = out_path(o->right_out, pr, main_ext, o->many);
+    if (o->preview)
+        preview_path = out_path(o->preview, pr, "png", o->many);
+    if (o->ply)
+        ply_path = out_path(o->ply, pr, "ply", o->many);
+    if ((o->right_out && !right_path) || (o->preview && !preview_path) || (o->ply && !ply_path)) {
+        rc = gvis_error(GVIS_E_NOMEM, "out of memory");
+        goto done;
+    }
+    const char *outs[4] = {out, right_path, preview_path, ply_path};
+    for (int i = 0; i < 4 && !rc; i++)
+        rc = refuse_input(outs[i], pr);
+    if (rc)
+        goto done;
+    o->fail_file = pr->left;
+    if ((rc = gvis_load(ctx, pr->left, &L)))
+        goto done;
+    o->fail_file = pr->right;
+    if ((rc = gvis_load(ctx, pr->right, &R)))
+        goto done;
+    o->fail_file = pr->gt;
+    if (pr->gt && (rc = gvis_load(ctx, pr->gt, &G)))
+        goto done;
+    o->fail_file = pr->left;
+    if ((rc = gvis_sgm(ctx, &L, &R, &o->p, &dl, right_path ? &dr : NULL)))
+        goto done;
+    if (out && (rc = save_map(ctx, o, out, &dl)))
+        goto done;
+    if (right_path && (rc = save_map(ctx, o, right_path, &dr)))
+        goto done;
+    if (preview_path) {
+        gvis_image pv = {0};
+        rc = gvis_disp_preview(&dl, o->p.min_disp, o->p.min_disp + o->p.max_disp - 1, &pv);
+        if (!rc)
+            rc = gvis_save(ctx, preview_path, GVIS_FMT_PNG, &pv);
+        gvis_image_free(&pv);
+        if (rc)
+            goto done;
+    }
+    if (ply_path) {
+        double q[16];
+        if (o->have_q)
+            memcpy(q, o->q, sizeof q);
+        else
+            gvis_disp_q(o->focal, o->baseline, isnan(o->cx) ? (L.width - 1) / 2.0 : o->cx,
+                        isnan(o->cy) ? (L.height - 1) / 2.0 : o->cy, q);
+        gvis_buf b = {0};
+        size_t np = 0;
+        rc = gvis_disp_ply(&dl, &L, q, &b, &np);
+        if (!rc)
+            rc = cli_write_output(ctx, ply_path, &b);
+        gvis_buf_free(&b);
+        if (rc)
+            goto done;
+        gvis_log(ctx, GVIS_LOG_INFO, "%s: %zu points", ply_path, np);
+    }
+    if (pr->gt) {
+        gvis_disp_score_t s;
+        rc = gvis_disp_score(&dl, &G, o->gt_scale, o->gt_border, &s);
+        if (rc) {
+            o->fail_file = pr->gt;
+            goto done;
+        }
+        print_score(o, pr, &s);
+        o->sum_bad1 += s.bad1;
+        o->sum_bad2 += s.bad2;
+        o->sum_density += s.density;
+        o->sum_mae += s.mae;
+        o->scored++;
+    }
+done:
+    gvis_image_free(&L);
+    gvis_image_free(&R);
+    gvis_image_free(&G);
+    gvis_disp_free(&dl);
+    gvis_disp_free(&dr);
+    free(right_path);
+    free(preview_path);
+    free(ply_path);
+    return rc;
+}
+
+/* --pairs FILE: LEFT RIGHT [GT] per line; blank lines and lines starting with # skipped. */
+static int read_pairs(const char *path, struct pair **out, int *n, char **text)
+{
+    gvis_buf b = {0};
+    int rc = gvis_read_file(path, &b, (size_t)64 << 20);
+    if (rc)
+        return rc;
+    if (gvis_buf_append(&b, "", 1)) {
+        gvis_buf_free(&b);
+        return gvis_error(GVIS_E_NOMEM, "out of memory");
+    }
+    char *s = (char *)b.data;
+    int cap = 16, cnt = 0, line = 0;
+    struct pair *v = malloc(sizeof *v * cap);
+    if (!v) {
+        gvis_buf_free(&b);
+        return gvis_error(GVIS_E_NOMEM, "out of memory");
+    }
+    char *save = NULL;
+    for (char *ln = strtok_r(s, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
+        line++;
+        char *f[4] = {0};
+        int k = 0;
+        char *save2 = NULL;
+        for (char *t = strtok_r(ln, " \t\r", &save2); t && k < 4; t = strtok_r(NULL, " \t\r", &save2))
+            f[k++] = t;
+        if (k == 0 || f[0][0] == '#')
+            continue;
+        if (k < 2 || k > 3) {
+            free(v);
+            gvis_buf_free(&b);
+            return gvis_error(GVIS_E_FORMAT, "line %d: expected LEFT RIGHT [GT], found %d field%s", line, k,
+                              k == 1 ? "" : "s");
+        }
+        if (cnt == cap) {
+            struct pair *nv = realloc(v, sizeof *v * (cap *= 2));
+            if (!nv) {
+                free(v);
+                gvis_buf_free(&b);
+                return gvis_error(GVIS_E_NOMEM, "out of memory");
+            }
+            v = nv;
+        }
+        v[cnt].left = f[0];
+        v[cnt].right = f[1];
+        v[cnt].gt = k == 3 ? f[2] : NULL;
+        cnt++;
+    }
+    if (!cnt) {
+        free(v);
+        gvis_buf_free(&b);
+        return gvis_error(GVIS_E_FORMAT, "no pairs in the file");
+    }
+    *out = v;
+    *n = cnt;
+    *text = s; /* owns the strings */
+    return GVIS_OK;
+}
+
+static int is_dir_arg(const char *p)
+{
+    if (!p)
+        return 0;
+    size_t n = strlen(p);
+    struct stat st;
+    return (n && p[n - 1] == '/') || (stat(p, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+int cmd_disparity(int argc, char **argv)
+{
+    double t0 = gvis_now_ms();
+    struct disp_opts o;
+    memset(&o, 0, sizeof o);
+    gvis_sgm_defaults(&o.p);
+    o.focal = NAN;
+    o.baseline = NAN;
+    o.cx = NAN;
+    o.cy = NAN;
+    o.gt_scale = 1.0;
+    o.gt_border = 10;
+    const struct opt opts[] = {
+        {"max-disp", 0, OPT_INT, &o.p.max_disp, NULL, "D", "number of disparities, a multiple of 16 up to 512 (128)"},
+        {"min-disp", 0, OPT_INT, &o.p.min_disp, NULL, "M", "smallest disparity, may be negative (0)"},
+        {"paths", 0, OPT_INT, &o.p.paths, NULL, "4|8", "aggregation directions (8)"},
+        {"p1", 0, OPT_INT, &o.p.p1, NULL, "N", "penalty for a disparity change of 1 (10)"},
+        {"p2", 0, OPT_INT, &o.p.p2, NULL, "N", "penalty for larger changes (120; at most 224 sym, 193 9x7)"},
+        {"p2-adapt", 0, OPT_INT, &o.p.p2_adapt, NULL, "T", "P2 falls as P2*T/(T+|dI|) at intensity edges; 0 off (8)"},
+        {"census", 0, OPT_CUSTOM, &o.p.census, parse_census, "9x7|sym", "census window: full 9x7 or centre-symmetric (sym)"},
+        {"uniqueness", 0, OPT_DOUBLE, &o.p.uniqueness, NULL, "U", "best cost must beat the others by this ratio (0.95)"},
+        {"subpixel", 0, OPT_FLAG, &o.p.subpixel, NULL, NULL, "parabola-fit subpixel disparities (on; --no-subpixel)"},
+        {"lr-check", 0, OPT_CUSTOM, &o.p.lr_check, parse_lr, "N|off", "left-right check tolerance in pixels (1)"},
+        {"median", 0, OPT_FLAG, &o.p.median, NULL, NULL, "3x3 median filter (on; --no-median)"},
+        {"fill", 0, OPT_CUSTOM, &o.p.fill, parse_fill, "none|background", "fill invalid pixels along rows (none)"},
+        {"right", 0, OPT_STRING, &o.right_out, NULL, "OUT2", "also write the right view's disparity"},
+        {"format", 0, OPT_CUSTOM, &o.format, parse_dformat, "png|pfm|cv16", "map format (default: from -o's extension)"},
+        {"preview", 0, OPT_STRING, &o.preview, NULL, "FILE.png", "an 8-bit colour view (turbo, invalid black)"},
+        {"ply", 0, OPT_STRING, &o.ply, NULL, "FILE.ply", "a coloured point cloud (needs --focal and --baseline, or --q)"},
+        {"focal", 0, OPT_DOUBLE, &o.focal, NULL, "F", "focal length in pixels (for --ply)"},
+        {"baseline", 0, OPT_DOUBLE, &o.baseline, NULL, "B", "baseline in the unit wanted for the points (for --ply)"},
+        {"cx", 0, OPT_DOUBLE, &o.cx, NULL, "X", "principal point x (default: the image centre)"},
+        {"cy", 0, OPT_DOUBLE, &o.cy, NULL, "Y", "principal point y (default: the image centre)"},
+        {"q", 0, OPT_STRING, &o.qfile, NULL, "FILE", "OpenCV's 4x4 reprojection matrix Q (16 numbers) for --ply"},
+        {"gt", 0, OPT_STRING, &o.gt, NULL, "FILE", "ground truth: print bad-1, bad-2, density and mean error"},
+        {"gt-scale", 0, OPT_DOUBLE, &o.gt_scale, NULL, "S", "ground-truth value per pixel of disparity (1)"},
+        {"gt-border", 0, OPT_INT, &o.gt_border, NULL, "N", "pixels along each edge left out of the score (10)"},
+        {"json", 0, OPT_FLAG, &o.json, NULL, NULL, "scores as JSON lines"},
+        {"pairs", 0, OPT_STRING, &o.pairs, NULL, "FILE", "pairs to match: LEFT RIGHT [GT] per line"},
+        OPT_END,
+    };
+    const struct cli_cmd cmd = {"disparity", "[options] LEFT RIGHT [-o OUT.png|OUT.pfm|OUT.npy] | --pairs FILE -o DIR/",
+                                opts, 0, 2};
+    struct cli_args args;
+    int rc = cli_parse(&cmd, argc, argv, &args);
+    if (rc >= 0)
+        return rc;
+    const char *bad = NULL;
+    char msg[300];
+    if (gvis_sgm_check(&o.p, 0, 0)) {
+        snprintf(msg, sizeof msg, "%s", gvis_errmsg());
+        bad = msg;
+    } else if (!o.pairs && args.ninputs != 2)
+        bad = "needs LEFT and RIGHT images (or --pairs FILE)";
+    else if (o.pairs && args.ninputs)
+        bad = "give the pairs either as LEFT RIGHT or with --pairs, not both";
+    else if (o.pairs && o.gt)
+        bad = "with --pairs, name the ground truth in a third column";
+    else if (!args.output && !o.right_out && !o.preview && !o.ply && !o.gt && !o.pairs)
+        bad = "nothing to write: give -o OUT, --preview, --ply or --gt";
+    else if (o.ply && !o.qfile && (isnan(o.focal) || isnan(o.baseline)))
+        bad = "--ply needs --focal and --baseline, or --q FILE";
+    else if (o.ply && o.qfile && (!isnan(o.focal) || !isnan(o.baseline)))
+        bad = "--q and --focal/--baseline exclude each other";
+    else if (!isnan(o.focal) && !(o.focal > 0))
+        bad = "--focal must be positive";
+    else if (!isnan(o.baseline) && o.baseline == 0)
+        bad = "--baseline must not be 0";
+    else if (!(o.gt_scale > 0))
+        bad = "--gt-scale must be positive";
+    else if (o.gt_border < 0)
+        bad = "--gt-border must not be negative";
+    else if (args.output && strcmp(args.output, "-") == 0 && !o.format)
+        bad = "writing the map to standard output needs --format png|pfm|cv16";
+    else if (args.output && strcmp(args.output, "-") != 0 && !is_dir_arg(args.output) && !o.format &&
+             !out_kind(NULL, args.output))
+        bad = "cannot tell the output format from -o's extension: use .png (KITTI), .pfm, .npy or --format";
+    if (bad) {
+        free(args.inputs);
+        return cli_usage_error("%s", bad);
+    }
+    /* the pairs */
+    struct pair one, *pairs = &one;
+    int npairs = 1;
+    char *pairs_text = NULL;
+    if (o.pairs) {
+        if ((rc = read_pairs(o.pairs, &pairs, &npairs, &pairs_text))) {
+            cli_error("'%s': %s", o.pairs, gvis_errmsg());
+            free(args.inputs);
+            return cli_exit_status(rc);
+        }
+    } else {
+        one.left = args.inputs[0];
+        one.right = args.inputs[1];
+        one.gt = (char *)o.gt;
+    }
+    o.many = npairs > 1 || (args.output && is_dir_arg(args.output));
+    if (o.many) {
+        const char *need_dir = NULL;
+        if (args.output && !is_dir_arg(args.output))
+            need_dir = "-o";
+        else if (o.right_out && !is_dir_arg(o.right_out))
+            need_dir = "--right";
+        else if (o.preview && !is_dir_arg(o.preview))
+            need_dir = "--preview";
+        else if (o.ply && !is_dir_arg(o.ply))
+            need_dir = "--ply";
+        if (need_dir) {
+            if (pairs != &one)
+                free(pairs);
+            free(pairs_text);
+            free(args.inputs);
+            return cli_usage_error("%s with several pairs (or -o DIR/) needs a directory (%s DIR/)", need_dir,
+                                   need_dir);
+        }
+    }
+    if (o.qfile) {
+        gvis_buf b = {0};
+        rc = gvis_read_file(o.qfile, &b, 1 << 20);
+        if (!rc)
+            rc = gvis_buf_append(&b, "", 1);
+        if (!rc)
+            rc = gvis_disp_parse_q((const char *)b.data, o.q);
+        gvis_buf_free(&b);
+        if (rc) {
+            cli_error("'%s': %s", o.qfile, gvis_errmsg());
+            if (pairs != &one)
+                free(pairs);
+            free(pairs_text);
+            free(args.inputs);
+            return cli_exit_status(rc);
+        }
+        o.have_q = 1;
+    }
+    o.score_out = args.output && strcmp(args.output, "-") == 0 ? stderr : stdout;
+    int status;
+    gvis_ctx *ctx = cli_context(&status);
+    if (!ctx) {
+        if (pairs != &one)
+            free(pairs);
+        free(pairs_text);
+        free(args.inputs);
+        return status;
+    }
+    /* make the directories asked for */
+    const char *dirs[4] = {o.many ? args.output : NULL, o.many ? o.right_out : NULL, o.many ? o.preview : NULL,
+                           o.many ? o.ply : NULL};
+    for (int i = 0; i < 4; i++)
+        if (dirs[i] && mkdir(dirs[i], 0777) != 0 && errno != EEXIST) {
+            cli_error("'%s': cannot create directory: %s", dirs[i], strerror(errno));
+            status = EXIT_RUNTIME;
+        }
+    const int dirs_failed = status != EXIT_OK;
+    const char *ext = kind_ext(o.format ? out_kind(o.format, NULL) : OUT_KITTI);
+    for (int i = 0; i < npairs && !dirs_failed; i++) {
+        char *out = NULL;
+        o.fail_file = NULL;
+        if (args.output)
+            out = o.many ? cli_output_in_dir(args.output, pairs[i].left, ext) : strdup(args.output);
+        rc = args.output && !out ? gvis_error(GVIS_E_NOMEM, "out of memory") : disparity_one(ctx, &o, &pairs[i], out);
+        if (rc) {
+            cli_error("'%s': %s", o.fail_file ? o.fail_file : pairs[i].left, gvis_errmsg());
+            int st = cli_exit_status(rc);
+            if (st > status)
+                status = st;
+        }
+        free(out);
+    }
+    if (o.scored > 1) {
+        const double n = o.scored;
+        if (o.json)
+            fprintf(o.score_out,
+                    "{\"mean\": {\"pairs\": %d, \"bad1\": %.4f, \"bad2\": %.4f, \"density\": %.4f, \"mae\": %.4f}}\n",
+                    o.scored, o.sum_bad1 / n, o.sum_bad2 / n, o.sum_density / n, o.sum_mae / n);
+        else
+            fprintf(o.score_out, "mean of %d: bad-1 %.2f%%  bad-2 %.2f%%  density %.2f%%  mae %.3f px\n", o.scored,
+                    o.sum_bad1 / n, o.sum_bad2 / n, o.sum_density / n, o.sum_mae / n);
+    }
+    if (fflush(o.score_out) != 0 || ferror(o.score_out)) {
+        cli_error("error writing the scores: %s", strerror(errno));
+        status = EXIT_RUNTIME;
+    }
+    cli_finish(ctx, t0);
+    if (pairs != &one)
+        free(pairs);
+    free(pairs_text);
+    free(args.inputs);
+    return status;
+}

@@ -1,0 +1,49 @@
+/* C-callable launchers of the SGM stages (cuda/sgm_*.cu): one stage per file, each
+ * computing exactly the rule of lib/sgm.h on device buffers it is handed, on the
+ * given stream.  Returns a cudaError_t value as int. */
+#ifndef GVIS_SGM_CUDA_H
+#define GVIS_SGM_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* sgm_census.cu: census (lib/sgm.h step 2) of a one-channel u8 (bytes 1) or u16
+ * (bytes 2) image with row pitch in bytes, into d_out (W x H, tight); when d_guide
+ * is not NULL, also the 8-bit guide of step 4 (W x H, tight). */
+int gvis_cu_sgm_census(const void *d_img, size_t pitch, int bytes, int width, int height, int census,
+                       uint64_t *d_out, uint8_t *d_guide, void *stream);
+
+/* sgm_path.cu: path costs Lr (step 4) of directions dir .. dir + ndirs - 1 (0..7,
+ * lib/sgm.h's gvis_sgm_dirs), direction dir + i into d_lr + i * W*H*D (u8,
+ * [y][x][k]); costs from the censuses, P2 adapted with the guide (p2_adapt 0:
+ * constant).  All directions run in one launch. */
+int gvis_cu_sgm_path(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, int width, int height,
+                     int D, int min_disp, int p1, int p2, int p2_adapt, int dir, int ndirs, uint8_t *d_lr,
+                     void *stream);
+
+/* sgm_wta.cu: sums npaths volumes d_lr + i * W*H*D and takes the winner (step 5)
+ * for the left (d_left) and/or the right view (d_right); either may be NULL.
+ * U = round(256 uniqueness).  Width at most gvis_cu_sgm_wta_max_width()
+ * (cudaErrorInvalidValue beyond). */
+int gvis_cu_sgm_wta_max_width(void);
+int gvis_cu_sgm_wta(const uint8_t *d_lr, int npaths, int width, int height, int D, int min_disp, int U,
+                    int subpixel, int16_t *d_left, int16_t *d_right, void *stream);
+
+/* sgm_median.cu: 3x3 median (step 6), d_out != d_in. */
+int gvis_cu_sgm_median(const int16_t *d_in, int16_t *d_out, int width, int height, void *stream);
+
+/* sgm_lrcheck.cu: left-right check (step 7), out of place; d_right_out may be NULL. */
+int gvis_cu_sgm_lrcheck(const int16_t *d_left, const int16_t *d_right, int16_t *d_left_out,
+                        int16_t *d_right_out, int width, int height, int min_disp, int tolerance, void *stream);
+
+/* sgm_fill.cu: background fill (step 8) in place. */
+int gvis_cu_sgm_fill(int16_t *d_disp, int width, int height, int16_t invalid, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

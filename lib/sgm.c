@@ -1,0 +1,372 @@
+/* gvis disparity: the SGM pipeline's entry point, parameters, grey conversion,
+ * and the CPU and CUDA pipelines (the rule is in sgm.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "sgm.h"
+#ifdef GVIS_HAVE_CUDA
+#include "sgm_cuda.h"
+#endif
+
+void gvis_sgm_defaults(gvis_sgm_params *p)
+{
+    p->max_disp = 128;
+    p->min_disp = 0;
+    p->paths = 8;
+    p->p1 = 10;
+    p->p2 = 120;
+    p->p2_adapt = 8;
+    p->census = GVIS_CENSUS_SYM;
+    p->uniqueness = 0.95;
+    p->subpixel = 1;
+    p->lr_check = 1;
+    p->median = 1;
+    p->fill = GVIS_FILL_NONE;
+}
+
+int gvis_sgm_cost_max(int census) { return census == GVIS_CENSUS_9X7 ? 62 : 31; }
+
+int gvis_sgm_check(const gvis_sgm_params *p, int width, int height)
+{
+    if (p->max_disp < 16 || p->max_disp > GVIS_SGM_MAX_D || p->max_disp % 16)
+        return gvis_error(GVIS_E_ARG, "max-disp %d is not a multiple of 16 in 16..%d", p->max_disp, GVIS_SGM_MAX_D);
+    if (p->min_disp < -GVIS_SGM_MAX_ABS_MIN || p->min_disp > GVIS_SGM_MAX_ABS_MIN)
+        return gvis_error(GVIS_E_ARG, "min-disp %d is outside -%d..%d", p->min_disp, GVIS_SGM_MAX_ABS_MIN,
+                          GVIS_SGM_MAX_ABS_MIN);
+    if (p->paths != 4 && p->paths != 8)
+        return gvis_error(GVIS_E_ARG, "paths must be 4 or 8, not %d", p->paths);
+    if (p->census != GVIS_CENSUS_9X7 && p->census != GVIS_CENSUS_SYM)
+        return gvis_error(GVIS_E_ARG, "unknown census kind %d", p->census);
+    const int p2max = 255 - gvis_sgm_cost_max(p->census);
+    if (p->p2 < 0 || p->p2 > p2max)
+        return gvis_error(GVIS_E_ARG, "p2 %d is outside 0..%d (8-bit path costs with census %s)", p->p2, p2max,
+                          p->census == GVIS_CENSUS_9X7 ? "9x7" : "sym");
+    if (p->p2_adapt < 0 || p->p2_adapt > 255)
+        return gvis_error(GVIS_E_ARG, "p2-adapt %d is outside 0..255", p->p2_adapt);
+    if (p->p1 < 0 || p->p1 > p->p2)
+        return gvis_error(GVIS_E_ARG, "p1 %d is outside 0..p2 (%d)", p->p1, p->p2);
+    if (!(p->uniqueness > 0.0 && p->uniqueness <= 1.0))
+        return gvis_error(GVIS_E_ARG, "uniqueness %g is outside (0, 1]", p->uniqueness);
+    if (p->lr_check > 1000)
+        return gvis_error(GVIS_E_ARG, "lr-check tolerance %d is too large", p->lr_check);
+    if (p->fill != GVIS_FILL_NONE && p->fill != GVIS_FILL_BACKGROUND)
+        return gvis_error(GVIS_E_ARG, "unknown fill kind %d", p->fill);
+    if (width > 0 && height > 0) {
+        /* Some disparity of the range must put a match inside the right image. */
+        if (p->min_disp > width - 1 || p->min_disp + p->max_disp - 1 < -(width - 1))
+            return gvis_error(GVIS_E_ARG, "disparity range %d..%d does not fit an image %d pixels wide",
+                              p->min_disp, p->min_disp + p->max_disp - 1, width);
+        if (p->max_disp > width)
+            return gvis_error(GVIS_E_ARG, "disparity range of %d is wider than the image (%d pixels)",
+                              p->max_disp, width);
+    }
+    return GVIS_OK;
+}
+
+int gvis_disp_alloc(gvis_disp *d, int width, int height, int min_disp)
+{
+    size_t n;
+    memset(d, 0, sizeof *d);
+    if (width <= 0 || height <= 0)
+        return gvis_error(GVIS_E_ARG, "empty disparity map");
+    if (gvis_image_bytes((size_t)width, (size_t)height, 1, sizeof(int16_t), &n))
+        return gvis_error(GVIS_E_LIMIT, "disparity map of %dx%d is too large", width, height);
+    d->data = malloc(n);
+    if (!d->data)
+        return gvis_error(GVIS_E_NOMEM, "out of memory for a %dx%d disparity map", width, height);
+    d->width = width;
+    d->height = height;
+    d->min_disp = min_disp;
+    return GVIS_OK;
+}
+
+void gvis_disp_free(gvis_disp *d)
+{
+    free(d->data);
+    memset(d, 0, sizeof *d);
+}
+
+typedef struct {
+    const gvis_image *src;
+    gvis_image *gray;
+} gray_job;
+
+static void gray_task(void *arg, int index, int count)
+{
+    gray_job *j = arg;
+    const gvis_image *src = j->src;
+    const int c = src->channels;
+    size_t y0, y1;
+    gvis_split((size_t)src->height, index, count, &y0, &y1);
+    for (size_t y = y0; y < y1; y++) {
+        if (src->type == GVIS_U8) {
+            const uint8_t *s = GVIS_ROW(src, y);
+            uint8_t *d = GVIS_ROW(j->gray, y);
+            if (c == 1)
+                memcpy(d, s, (size_t)src->width);
+            else
+                for (int x = 0; x < src->width; x++, s += c)
+                    d[x] = (uint8_t)((4899u * s[0] + 9617u * s[1] + 1868u * s[2] + 8192u) >> 14);
+        } else {
+            const uint16_t *s = GVIS_ROW(src, y);
+            uint16_t *d = GVIS_ROW(j->gray, y);
+            if (c == 1)
+                memcpy(d, s, sizeof(uint16_t) * (size_t)src->width);
+            else
+                for (int x = 0; x < src->width; x++, s += c)
+                    d[x] = (uint16_t)((4899u * s[0] + 9617u * s[1] + 1868u * s[2] + 8192u) >> 14);
+        }
+    }
+}
+
+int gvis_sgm_gray(const gvis_image *src, gvis_image *gray)
+{
+    if (src->type != GVIS_U8 && src->type != GVIS_U16)
+        return gvis_error(GVIS_E_FORMAT, "disparity takes 8- or 16-bit images, not %s", gvis_type_name(src->type));
+    int rc = gvis_image_alloc(gray, src->width, src->height, 1, src->type, 0);
+    if (rc)
+        return rc;
+    gray_job j = {src, gray};
+    int tasks = gvis_threads() * 2;
+    gvis_parallel(tasks < src->height ? tasks : src->height, gray_task, &j);
+    return GVIS_OK;
+}
+
+/* ---- the pipelines ---------------------------------------------------------- */
+
+typedef struct {
+    const gvis_image *gl, *gr;
+    const gvis_sgm_params *p;
+    gvis_disp *out_l, *out_r;
+    int need_right;
+    /* CPU scratch */
+    uint64_t *cl, *cr;
+    uint8_t *guide;
+    uint16_t *sum, *sum2;
+    int16_t *tl, *tr, *ml, *mr;
+} sgm_call;
+
+static void post_swap(int16_t **a, int16_t **b)
+{
+    int16_t *t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static int sgm_cpu_once(void *arg)
+{
+    sgm_call *c = arg;
+    const gvis_sgm_params *p = c->p;
+    const int W = c->gl->width, H = c->gl->height, D = p->max_disp, M = p->min_disp;
+    const size_t n = (size_t)W * H;
+    gvis_sgm_census(c->gl->data, c->gl->stride, (int)c->gl->type, W, H, p->census, c->cl);
+    gvis_sgm_census(c->gr->data, c->gr->stride, (int)c->gr->type, W, H, p->census, c->cr);
+    gvis_sgm_guide(c->gl, c->guide);
+    int rc = gvis_sgm_aggregate(c->cl, c->cr, c->guide, W, H, p, c->sum, c->sum2);
+    if (rc)
+        return rc;
+    int16_t *l = c->tl, *r = c->need_right ? c->tr : NULL, *l2 = c->ml, *r2 = c->mr;
+    if ((rc = gvis_sgm_wta(c->sum, c->sum2, W, H, D, M, p->uniqueness, p->subpixel, l, r)))
+        return rc;
+    if (p->median) {
+        gvis_sgm_median(l, l2, W, H);
+        post_swap(&l, &l2);
+        if (r) {
+            gvis_sgm_median(r, r2, W, H);
+            post_swap(&r, &r2);
+        }
+    }
+    if (p->lr_check >= 0) {
+        gvis_sgm_lrcheck(l, r, l2, c->out_r ? r2 : NULL, W, H, M, p->lr_check);
+        post_swap(&l, &l2);
+        if (c->out_r)
+            post_swap(&r, &r2);
+    }
+    if (p->fill == GVIS_FILL_BACKGROUND) {
+        gvis_sgm_fill(l, W, H, GVIS_SGM_INVALID(M));
+        if (c->out_r)
+            gvis_sgm_fill(r, W, H, GVIS_SGM_INVALID(M));
+    }
+    memcpy(c->out_l->data, l, n * sizeof(int16_t));
+    if (c->out_r)
+        memcpy(c->out_r->data, r, n * sizeof(int16_t));
+    return GVIS_OK;
+}
+
+static int sgm_cpu(gvis_ctx *ctx, void *arg)
+{
+    sgm_call *c = arg;
+    const int W = c->gl->width, H = c->gl->height, D = c->p->max_disp;
+    size_t n = (size_t)W * H, cells;
+    if (gvis_image_bytes((size_t)W, (size_t)H, (size_t)D, sizeof(uint16_t), &cells))
+        return gvis_error(GVIS_E_LIMIT, "cost volume of %dx%dx%d is too large", W, H, D);
+    /* one block: censuses, partial sums, guide, four maps (kept between calls) */
+    const size_t bytes = 2 * n * sizeof(uint64_t) + 2 * cells + 4 * n * sizeof(int16_t) + n;
+    uint8_t *block = gvis_sgm_scratch_take(bytes);
+    int rc = GVIS_OK;
+    if (!block) {
+        rc = gvis_error(GVIS_E_NOMEM, "out of memory for SGM on %dx%d with %d disparities", W, H, D);
+    } else {
+        c->cl = (uint64_t *)block;
+        c->cr = c->cl + n;
+        c->sum = (uint16_t *)(c->cr + n);
+        c->sum2 = (uint16_t *)((uint8_t *)c->sum + cells);
+        c->tl = (int16_t *)((uint8_t *)c->sum2 + cells);
+        c->tr = c->tl + n;
+        c->ml = c->tl + 2 * n;
+        c->mr = c->tl + 3 * n;
+        c->guide = (uint8_t *)(c->tl + 4 * n);
+        rc = gvis_time_cpu(ctx, sgm_cpu_once, c);
+    }
+    gvis_sgm_scratch_give(block, bytes);
+    return rc;
+}
+
+size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int want_right)
+{
+    size_t n = (size_t)width * height;
+    (void)want_right; /* the right view's maps are among the four below either way */
+    /* censuses, guide, path volumes (one byte per path, pixel and disparity, as libSGM),
+     * four disparity maps, the two grey images (16-bit at most, pitch aside) */
+    return 2 * n * 8 + n + (size_t)p->paths * n * p->max_disp + 4 * n * sizeof(int16_t) + 2 * n * 2;
+}
+
+#ifdef GVIS_HAVE_CUDA
+typedef struct {
+    sgm_call *c;
+    const void *d_gl, *d_gr;
+    size_t pl, pr;
+    uint64_t *d_cl, *d_cr;
+    uint8_t *d_guide, *d_lr;
+    int16_t *d_t[4];
+    int16_t *d_outl, *d_outr;
+} sgm_launch_t;
+
+static int sgm_launch(void *arg, void *stream)
+{
+    sgm_launch_t *g = arg;
+    sgm_call *c = g->c;
+    const gvis_sgm_params *p = c->p;
+    const int W = c->gl->width, H = c->gl->height, D = p->max_disp, M = p->min_disp;
+    int err = gvis_cu_sgm_census(g->d_gl, g->pl, (int)c->gl->type, W, H, p->census, g->d_cl, g->d_guide, stream);
+    if (!err)
+        err = gvis_cu_sgm_census(g->d_gr, g->pr, (int)c->gr->type, W, H, p->census, g->d_cr, NULL, stream);
+    if (!err)
+        err = gvis_cu_sgm_path(g->d_cl, g->d_cr, g->d_guide, W, H, D, M, p->p1, p->p2, p->p2_adapt, 0, p->paths,
+                               g->d_lr, stream);
+    int16_t *l = g->d_t[0], *r = c->need_right ? g->d_t[1] : NULL, *l2 = g->d_t[2], *r2 = g->d_t[3];
+    if (!err)
+        err = gvis_cu_sgm_wta(g->d_lr, p->paths, W, H, D, M, gvis_sgm_uniqueness_fixed(p->uniqueness), p->subpixel,
+                              l, r, stream);
+    if (!err && p->median) {
+        err = gvis_cu_sgm_median(l, l2, W, H, stream);
+        post_swap(&l, &l2);
+        if (!err && r) {
+            err = gvis_cu_sgm_median(r, r2, W, H, stream);
+            post_swap(&r, &r2);
+        }
+    }
+    if (!err && p->lr_check >= 0) {
+        err = gvis_cu_sgm_lrcheck(l, r, l2, c->out_r ? r2 : NULL, W, H, M, p->lr_check, stream);
+        post_swap(&l, &l2);
+        if (c->out_r)
+            post_swap(&r, &r2);
+    }
+    if (!err && p->fill == GVIS_FILL_BACKGROUND) {
+        err = gvis_cu_sgm_fill(l, W, H, GVIS_SGM_INVALID(M), stream);
+        if (!err && c->out_r)
+            err = gvis_cu_sgm_fill(r, W, H, GVIS_SGM_INVALID(M), stream);
+    }
+    g->d_outl = l;
+    g->d_outr = r;
+    return err;
+}
+
+static int sgm_cuda(gvis_ctx *ctx, void *arg)
+{
+    sgm_call *c = arg;
+    const int W = c->gl->width, H = c->gl->height, D = c->p->max_disp;
+    const size_t n = (size_t)W * H;
+    size_t vol;
+    if (gvis_image_bytes(n, (size_t)D, (size_t)c->p->paths, 1, &vol))
+        return gvis_error(GVIS_E_LIMIT, "path cost volumes of %dx%dx%d are too large", W, H, D);
+    if (W > gvis_cu_sgm_wta_max_width())
+        return gvis_error(GVIS_E_DEVICE, "images wider than %d pixels are not supported on the GPU",
+                          gvis_cu_sgm_wta_max_width());
+    sgm_launch_t g;
+    memset(&g, 0, sizeof g);
+    g.c = c;
+    int rc = gvis_cuda_upload_image(ctx, 0, c->gl, (void **)&g.d_gl, &g.pl);
+    if (!rc)
+        rc = gvis_cuda_upload_image(ctx, 1, c->gr, (void **)&g.d_gr, &g.pr);
+    if (rc)
+        return rc;
+    int err = gvis_cu_buffer(ctx->job, 2, n * sizeof(uint64_t), (void **)&g.d_cl);
+    if (!err)
+        err = gvis_cu_buffer(ctx->job, 3, n * sizeof(uint64_t), (void **)&g.d_cr);
+    if (!err)
+        err = gvis_cu_buffer(ctx->job, 4, vol, (void **)&g.d_lr);
+    for (int i = 0; i < 4 && !err; i++)
+        err = gvis_cu_buffer(ctx->job, 5 + i, n * sizeof(int16_t), (void **)&g.d_t[i]);
+    if (!err)
+        err = gvis_cu_buffer(ctx->job, 9, n, (void **)&g.d_guide);
+    if (err == GVIS_CUDA_ERR_NOMEM)
+        return gvis_error(GVIS_E_DEVICE_NOMEM, "out of device memory allocating %zu bytes for SGM on %dx%d, D=%d",
+                          vol + n * 24, W, H, D);
+    if ((rc = gvis_cuda_status(err, "SGM buffers")))
+        return rc;
+    gvis_log(ctx, GVIS_LOG_INFO, "SGM device buffers: %.1f MiB for %dx%d, %d disparities, %d paths",
+             gvis_sgm_cuda_bytes(W, H, c->p, c->out_r != NULL) / 1048576.0, W, H, D, c->p->paths);
+    if ((rc = gvis_time_cuda(ctx, sgm_launch, &g)))
+        return rc;
+    rc = gvis_cuda_download(ctx, c->out_l->data, g.d_outl, n * sizeof(int16_t));
+    if (!rc && c->out_r)
+        rc = gvis_cuda_download(ctx, c->out_r->data, g.d_outr, n * sizeof(int16_t));
+    return rc;
+}
+#else
+#define sgm_cuda NULL
+#endif
+
+int gvis_sgm(gvis_ctx *ctx, const gvis_image *left, const gvis_image *right, const gvis_sgm_params *p,
+             gvis_disp *out_left, gvis_disp *out_right)
+{
+    if (left->width != right->width || left->height != right->height)
+        return gvis_error(GVIS_E_FORMAT, "left is %dx%d but right is %dx%d", left->width, left->height,
+                          right->width, right->height);
+    if (left->type != right->type)
+        return gvis_error(GVIS_E_FORMAT, "left is %s but right is %s", gvis_type_name(left->type),
+                          gvis_type_name(right->type));
+    int rc = gvis_sgm_check(p, left->width, left->height);
+    if (rc)
+        return rc;
+    gvis_image gl = {0}, gr = {0};
+    memset(out_left, 0, sizeof *out_left);
+    if (out_right)
+        memset(out_right, 0, sizeof *out_right);
+    if ((rc = gvis_sgm_gray(left, &gl)) || (rc = gvis_sgm_gray(right, &gr)))
+        goto done;
+    if ((rc = gvis_disp_alloc(out_left, left->width, left->height, p->min_disp)))
+        goto done;
+    if (out_right && (rc = gvis_disp_alloc(out_right, left->width, left->height, p->min_disp)))
+        goto done;
+    sgm_call c;
+    memset(&c, 0, sizeof c);
+    c.gl = &gl;
+    c.gr = &gr;
+    c.p = p;
+    c.out_l = out_left;
+    c.out_r = out_right;
+    c.need_right = out_right != NULL || p->lr_check >= 0;
+    rc = gvis_dispatch(ctx, "disparity", sgm_cpu, sgm_cuda, &c);
+done:
+    gvis_image_free(&gl);
+    gvis_image_free(&gr);
+    if (rc) {
+        gvis_disp_free(out_left);
+        if (out_right)
+            gvis_disp_free(out_right);
+    }
+    return rc;
+}

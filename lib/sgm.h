@@ -1,0 +1,164 @@
+/* Semi-global matching (gvis disparity): the public API and the exact integer
+ * algorithm that both the CPU (lib/sgm_*.c) and the CUDA stages (cuda/sgm_*.cu)
+ * compute.  Every stage is integer arithmetic, so the two devices agree bit for bit.
+ *
+ * Notation: W x H image, D = max_disp disparities (a multiple of 16, 16..512),
+ * M = min_disp, disparity index k in [0, D) stands for disparity d = M + k.
+ * A left pixel x matches right pixel x - d.
+ *
+ * 1. Grey.  Gray input is used as is.  RGB(A) u8 and u16 (alpha ignored) become
+ *    Y = (4899 R + 9617 G + 1868 B + 8192) >> 14 (BT.601 in OpenCV's 14-bit
+ *    fixed point, cv::cvtColor RGB2GRAY), in 32-bit unsigned arithmetic, same type.
+ *    Left and right must have the same size and sample type (u8 or u16).
+ *
+ * 2. Census (a 64-bit code per pixel; coordinates outside the image are clamped
+ *    to the nearest edge pixel, I(y, x) = I(clamp(y), clamp(x))).
+ *    9x7: for dy = -3..3, dx = -4..4, skipping (0, 0), in that order (dy outer):
+ *         c = (c << 1) | (I(y+dy, x+dx) < I(y, x));            62 bits
+ *    sym (centre-symmetric): for dy = -3..0, dx = -4..4 with dy < 0 or dx < 0:
+ *         c = (c << 1) | (I(y+dy, x+dx) >= I(y-dy, x-dx));     31 bits
+ *
+ * 3. Matching cost (8-bit): C(x, y, k) = popcount(cL(y, x) ^ cR(y, clamp(x - M - k))),
+ *    0..Cmax with Cmax = 62 (9x7) or 31 (sym).
+ *
+ * 4. Path aggregation along r = (dx, dy) (4 paths: the horizontal and vertical
+ *    directions; 8 paths: the diagonals too).  At the first pixel of a path
+ *    Lr(p, k) = C(p, k); after it, with m = min_j Lr(p - r, j):
+ *         Lr(p, k) = C(p, k) + min(Lr(p-r, k) - m, Lr(p-r, k-1) - m + P1,
+ *                                  Lr(p-r, k+1) - m + P1, P2)
+ *    (the terms with k-1 < 0 or k+1 >= D are left out).  P2 adapts to the
+ *    intensity step along the path (Hirschmueller 2008): with the guide G = the
+ *    left grey image in 8 bits (u16: I >> 8) and T = p2_adapt (0: off),
+ *         P2(p, r) = max(P1, floor(P2 T / (T + |G(p) - G(p - r)|))),
+ *    so P1 <= P2(p, r) <= P2.  Since the min term is at most P2(p, r),
+ *    Lr <= Cmax + P2: with the required 0 <= P1 <= P2 <= 255 - Cmax
+ *    (193 for 9x7, 224 for sym) every Lr fits in 8 bits exactly, and no value
+ *    ever saturates or wraps (intermediate sums above 255 can only lose the min
+ *    against P2, so 8-bit saturating adds give the same result).
+ *    S(p, k) = sum over the paths of Lr(p, k), 16-bit (at most 8 x 255).
+ *
+ * 5. Winner takes all.  Left pixel x may take k in [klo, khi] with
+ *    klo = max(0, x - (W-1) - M), khi = min(D-1, x - M) (its match must lie in the
+ *    right image); when klo > khi the pixel is invalid.  k0 = the smallest k with
+ *    the least S.  Uniqueness u in (0, 1], U = round(256 u): the pixel is invalid
+ *    when some k in [klo, khi] with |k - k0| > 1 has 256 S(k0) > U S(k)
+ *    (u = 1 never rejects).  Output is fixed point x16 (int16):
+ *         disp16 = 16 (M + k0) + off,
+ *    off = 0 without subpixel or when k0 - 1 < klo or k0 + 1 > khi; else with
+ *    a = S(k0-1), b = S(k0+1), c = S(k0), num = a - b, den = a + b - 2c:
+ *    off = 0 when den = 0, else sign(num) ((16 |num| + den) / (2 den)) (integer
+ *    division; the parabola's vertex, |off| <= 8).
+ *    The right view: right pixel x takes k with left pixel x + M + k in the
+ *    image, cost SR(x, k) = S(x + M + k, k), same rules.
+ *    Invalid = 16 (M - 1) (GVIS_SGM_INVALID), below every valid value.
+ *
+ * 6. Median: 3x3 median of the int16 map (invalid included as its value);
+ *    pixels of the outer one-pixel frame are copied.  Applied to both views.
+ *
+ * 7. Left-right check with tolerance N pixels: a valid left value v at x maps to
+ *    xr = x - floor((v + 8) / 16); it stays valid when 0 <= xr < W, the right
+ *    value w at xr is valid and |v - w| <= 16 N; the right view symmetrically
+ *    (xl = x + floor((w + 8) / 16)).  Both use the maps before the check.
+ *
+ * 8. Fill (background): per row, each maximal run of invalid pixels takes the
+ *    smaller of the valid values on its two sides (the one side where only one
+ *    exists; a row with no valid pixel stays invalid).
+ *
+ * Pipeline: grey, census L and R, costs and aggregation, WTA (left; right when
+ * the LR check is on or the right view is wanted), median, LR check, fill.
+ */
+#ifndef GVIS_SGM_H
+#define GVIS_SGM_H
+
+#include <stdint.h>
+#include "gvis.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { GVIS_CENSUS_9X7 = 0, GVIS_CENSUS_SYM = 1 };
+enum { GVIS_FILL_NONE = 0, GVIS_FILL_BACKGROUND = 1 };
+
+#define GVIS_SGM_MAX_D 512
+#define GVIS_SGM_MAX_ABS_MIN 1024
+#define GVIS_SGM_INVALID(min_disp) ((int16_t)(16 * ((min_disp) - 1)))
+
+typedef struct {
+    int max_disp;      /* D, multiple of 16 in [16, 512]; default 128 */
+    int min_disp;      /* M, |M| <= 1024; default 0 */
+    int paths;         /* 4 or 8; default 8 */
+    int p1, p2;        /* default 10, 120 */
+    int p2_adapt;      /* T of step 4, 0..255 (0: constant P2); default 8 */
+    int census;        /* GVIS_CENSUS_*; default sym */
+    double uniqueness; /* (0, 1]; default 0.95 */
+    int subpixel;      /* default 1 */
+    int lr_check;      /* tolerance in pixels, < 0: off; default 1 */
+    int median;        /* default 1 */
+    int fill;          /* GVIS_FILL_*; default none */
+} gvis_sgm_params;
+
+/* A disparity map: int16 fixed point x16, tight rows, invalid = GVIS_SGM_INVALID. */
+typedef struct {
+    int width, height;
+    int min_disp;
+    int16_t *data;
+} gvis_disp;
+
+void gvis_sgm_defaults(gvis_sgm_params *p);
+/* Checks the parameters for a W x H pair; GVIS_E_ARG with a message. */
+int gvis_sgm_check(const gvis_sgm_params *p, int width, int height);
+/* The census's largest cost: 62 (9x7) or 31 (sym). */
+int gvis_sgm_cost_max(int census);
+/* Converts an 8- or 16-bit image to one-channel grey (step 1); gray is allocated. */
+int gvis_sgm_gray(const gvis_image *src, gvis_image *gray);
+
+/* The whole pipeline on the context's device.  right may be NULL.  The maps are
+ * allocated (free with gvis_disp_free).  Inputs: any channels, u8 or u16. */
+int gvis_sgm(gvis_ctx *ctx, const gvis_image *left, const gvis_image *right, const gvis_sgm_params *p,
+             gvis_disp *out_left, gvis_disp *out_right);
+int gvis_disp_alloc(gvis_disp *d, int width, int height, int min_disp);
+void gvis_disp_free(gvis_disp *d);
+/* Peak scratch bytes of the CUDA pipeline for a W x H pair (for reports). */
+size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int want_right);
+
+/* ---- stages (CPU), exposed for the tests and the CUDA parity checks ---- */
+
+/* Census of a one-channel u8 (bytes 1) or u16 (bytes 2) image. */
+void gvis_sgm_census(const void *img, size_t stride, int bytes, int width, int height, int census,
+                     uint64_t *out);
+/* The 8-bit guide G of step 4 from the left grey image (W x H, tight). */
+void gvis_sgm_guide(const gvis_image *gray, uint8_t *guide);
+/* P2 per guide difference 0..255 (step 4). */
+void gvis_sgm_p2_table(const gvis_sgm_params *p, uint8_t lut[256]);
+/* Costs and aggregation over p->paths paths into sum (W x H x D, u16, [y][x][k]);
+ * cl and cr are censuses of kind p->census.
+ * With sum2 non-NULL, the paths are split over sum and sum2 (S = sum + sum2;
+ * saves a pass: gvis_sgm_wta adds them).  GVIS_E_NOMEM on allocation failure. */
+int gvis_sgm_aggregate(const uint64_t *cl, const uint64_t *cr, const uint8_t *guide, int width, int height,
+                       const gvis_sgm_params *p, uint16_t *sum, uint16_t *sum2);
+/* Path direction index 0..7: (1,0) (-1,0) (0,1) (0,-1) (1,1) (-1,-1) (-1,1) (1,-1). */
+extern const int gvis_sgm_dirs[8][2];
+/* Naive reference of one path direction into lr (W x H x D, u8). */
+void gvis_sgm_path_ref(const uint64_t *cl, const uint64_t *cr, const uint8_t *guide, int width, int height,
+                       const gvis_sgm_params *p, int dir, uint8_t *lr);
+/* Winner takes all (step 5) from S = sum (+ sum2 when not NULL); left and/or
+ * right may be NULL.  GVIS_E_NOMEM on allocation failure. */
+int gvis_sgm_wta(const uint16_t *sum, const uint16_t *sum2, int width, int height, int D, int min_disp,
+                 double uniqueness, int subpixel, int16_t *left, int16_t *right);
+int gvis_sgm_uniqueness_fixed(double uniqueness); /* U = round(256 u) */
+void gvis_sgm_median(const int16_t *in, int16_t *out, int width, int height);
+/* Left-right check (step 7), out of place; right_out may be NULL. */
+void gvis_sgm_lrcheck(const int16_t *left, const int16_t *right, int16_t *left_out, int16_t *right_out,
+                      int width, int height, int min_disp, int tolerance);
+void gvis_sgm_fill(int16_t *disp, int width, int height, int16_t invalid);
+
+/* Scratch blocks kept between calls (lib/sgm_scratch.c): take returns a block of at
+ * least bytes (NULL when out of memory); give hands it back with the size asked for. */
+void *gvis_sgm_scratch_take(size_t bytes);
+void gvis_sgm_scratch_give(void *p, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

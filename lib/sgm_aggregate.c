@@ -1,0 +1,500 @@
+/* SGM steps 3 and 4: matching costs and path aggregation, CPU.
+ *
+ * The cost volume C[y][x][k] (u8) is computed once, in parallel over rows.  Then
+ * two tasks sweep the image at the same time: the forward task (top to bottom,
+ * left to right) runs the directions whose predecessor lies above or to the left,
+ * the backward task the four opposite ones.  Each keeps only the previous row of
+ * path costs per direction, updates 16 or 32 disparities per instruction with
+ * saturating u8 arithmetic (exact, see sgm.h), and writes its own u16 partial sum;
+ * the two partial sums are added here.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "sgm.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define SGM_X86 1
+#endif
+
+const int gvis_sgm_dirs[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, -1}, {-1, 1}, {1, -1}};
+
+/* A slot holds one pixel's D path costs at offset PAD, with 255 just before and
+ * after (the left-out k-1 and k+1 terms: 255 - m + P1 >= P2 since m <= Cmax). */
+#define PAD 32
+
+typedef struct {
+    const uint64_t *cl, *cr;
+    const uint8_t *guide;
+    int width, height, D, min_disp, p1, paths, nplanes;
+    uint8_t p2lut[256];
+    uint8_t *cost;
+    uint16_t *sum[2];
+    int failed;
+} agg_job;
+
+/* ---- costs ---------------------------------------------------------------- */
+
+static void cost_row_scalar(const uint64_t *cl, const uint64_t *cr, int width, int D, int M, uint8_t *out,
+                            uint8_t *planes)
+{
+    (void)planes;
+    for (int x = 0; x < width; x++) {
+        const uint64_t l = cl[x];
+        uint8_t *o = out + (size_t)x * D;
+        for (int k = 0; k < D; k++) {
+            int xr = x - M - k;
+            xr = xr < 0 ? 0 : xr >= width ? width - 1 : xr;
+            o[k] = (uint8_t)__builtin_popcountll(l ^ cr[xr]);
+        }
+    }
+}
+
+#ifdef SGM_X86
+/* 32 costs at a time: the right census of the row is laid out as byte planes in
+ * reverse order (t = W-1-M - xr, clamped), so that for left x the costs of
+ * k = 0.. read planes from t = W-1-x upwards; bytes are counted by nibble lookup.
+ * nplanes: 8 for 9x7, 4 for the 31-bit symmetric census. */
+__attribute__((target("avx2")))
+static void cost_row_avx2(const uint64_t *cl, const uint64_t *cr, int width, int D, int M, uint8_t *out,
+                          uint8_t *planes, int nplanes)
+{
+    const size_t L = (size_t)width + D - 1 + 32;
+    for (size_t t = 0; t < L; t++) {
+        long i = (long)width - 1 - M - (long)t;
+        i = i < 0 ? 0 : i >= width ? width - 1 : i;
+        const uint64_t c = cr[i];
+        for (int b = 0; b < nplanes; b++)
+            planes[(size_t)b * L + t] = (uint8_t)(c >> (8 * b));
+    }
+    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
+                                         0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i low = _mm256_set1_epi8(0x0f);
+    for (int x = 0; x < width; x++) {
+        const uint64_t l = cl[x];
+        uint8_t *o = out + (size_t)x * D;
+        const size_t t0 = (size_t)(width - 1 - x);
+        for (int k = 0; k < D; k += 32) {
+            __m256i acc = _mm256_setzero_si256();
+            for (int b = 0; b < nplanes; b++) {
+                __m256i v = _mm256_loadu_si256((const __m256i *)(planes + (size_t)b * L + t0 + k));
+                v = _mm256_xor_si256(v, _mm256_set1_epi8((char)(l >> (8 * b))));
+                acc = _mm256_add_epi8(acc, _mm256_shuffle_epi8(lut, _mm256_and_si256(v, low)));
+                acc = _mm256_add_epi8(acc, _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(v, 4), low)));
+            }
+            if (k + 32 <= D) {
+                _mm256_storeu_si256((__m256i *)(o + k), acc);
+            } else {
+                _mm_storeu_si128((__m128i *)(o + k), _mm256_castsi256_si128(acc));
+            }
+        }
+    }
+}
+#endif
+
+static void cost_task(void *arg, int index, int count)
+{
+    agg_job *j = arg;
+    size_t y0, y1;
+    gvis_split((size_t)j->height, index, count, &y0, &y1);
+    uint8_t *planes = NULL;
+#ifdef SGM_X86
+    const int use_avx2 = __builtin_cpu_supports("avx2");
+    if (use_avx2)
+        planes = malloc((size_t)8 * ((size_t)j->width + j->D - 1 + 32));
+#endif
+    for (size_t y = y0; y < y1; y++) {
+        const uint64_t *cl = j->cl + y * j->width, *cr = j->cr + y * j->width;
+        uint8_t *o = j->cost + y * (size_t)j->width * j->D;
+#ifdef SGM_X86
+        if (planes) {
+            cost_row_avx2(cl, cr, j->width, j->D, j->min_disp, o, planes, j->nplanes);
+            continue;
+        }
+#endif
+        cost_row_scalar(cl, cr, j->width, j->D, j->min_disp, o, planes);
+    }
+    free(planes);
+}
+
+/* ---- one pixel, ndir directions ------------------------------------------- */
+
+typedef struct {
+    const uint8_t *prev[4];
+    int m[4];
+    uint8_t *out[4];
+    int newm[4];
+    int p2[4];
+} pix_io;
+
+#ifndef SGM_X86
+static void pixel_scalar(const uint8_t *c, pix_io *io, int ndir, uint16_t *sum, int D, int p1)
+{
+    for (int k = 0; k < D; k++)
+        sum[k] = 0;
+    for (int d = 0; d < ndir; d++) {
+        const uint8_t *p = io->prev[d];
+        const int m = io->m[d], p2 = io->p2[d];
+        int mn = 255;
+        for (int k = 0; k < D; k++) {
+            int t = p[k] - m;
+            int a = p[k - 1] - m + p1, b = p[k + 1] - m + p1;
+            if (a < t) t = a;
+            if (b < t) t = b;
+            if (p2 < t) t = p2;
+            int v = c[k] + t;
+            io->out[d][k] = (uint8_t)v;
+            sum[k] = (uint16_t)(sum[k] + v);
+            if (v < mn) mn = v;
+        }
+        io->newm[d] = mn;
+    }
+}
+
+#endif
+
+#ifdef SGM_X86
+static inline __attribute__((always_inline)) void pixel_sse2(const uint8_t *c, pix_io *io, int ndir, uint16_t *sum, int D, int p1)
+{
+    const __m128i P1 = _mm_set1_epi8((char)p1), z = _mm_setzero_si128();
+    __m128i mv[4], mn[4], P2[4];
+    for (int d = 0; d < ndir; d++) {
+        mv[d] = _mm_set1_epi8((char)io->m[d]);
+        P2[d] = _mm_set1_epi8((char)io->p2[d]);
+        mn[d] = _mm_set1_epi8((char)255);
+    }
+    for (int k = 0; k < D; k += 16) {
+        const __m128i cv = _mm_loadu_si128((const __m128i *)(c + k));
+        __m128i s0 = z, s1 = z;
+        for (int d = 0; d < ndir; d++) {
+            const uint8_t *p = io->prev[d] + k;
+            __m128i t = _mm_subs_epu8(_mm_loadu_si128((const __m128i *)p), mv[d]);
+            __m128i a = _mm_adds_epu8(_mm_subs_epu8(_mm_loadu_si128((const __m128i *)(p - 1)), mv[d]), P1);
+            __m128i b = _mm_adds_epu8(_mm_subs_epu8(_mm_loadu_si128((const __m128i *)(p + 1)), mv[d]), P1);
+            t = _mm_min_epu8(_mm_min_epu8(t, a), _mm_min_epu8(b, P2[d]));
+            __m128i v = _mm_adds_epu8(cv, t);
+            _mm_storeu_si128((__m128i *)(io->out[d] + k), v);
+            mn[d] = _mm_min_epu8(mn[d], v);
+            s0 = _mm_add_epi16(s0, _mm_unpacklo_epi8(v, z));
+            s1 = _mm_add_epi16(s1, _mm_unpackhi_epi8(v, z));
+        }
+        _mm_storeu_si128((__m128i *)(sum + k), s0);
+        _mm_storeu_si128((__m128i *)(sum + k + 8), s1);
+    }
+    for (int d = 0; d < ndir; d++) {
+        __m128i x = mn[d];
+        x = _mm_min_epu8(x, _mm_srli_si128(x, 8));
+        x = _mm_min_epu8(x, _mm_srli_si128(x, 4));
+        x = _mm_min_epu8(x, _mm_srli_si128(x, 2));
+        x = _mm_min_epu8(x, _mm_srli_si128(x, 1));
+        io->newm[d] = _mm_cvtsi128_si32(x) & 0xff;
+    }
+}
+
+static inline __attribute__((always_inline, target("avx2")))
+void pixel_avx2(const uint8_t *c, pix_io *io, int ndir, uint16_t *sum, int D, int p1)
+{
+    const __m256i P1 = _mm256_set1_epi8((char)p1), ones = _mm256_set1_epi8(1);
+    __m256i mv[4], mn[4], P2m[4];
+    for (int d = 0; d < ndir; d++) {
+        mv[d] = _mm256_set1_epi8((char)io->m[d]);
+        /* P2 + m <= (255 - Cmax) + Cmax: no saturation (sgm.h step 4) */
+        P2m[d] = _mm256_set1_epi8((char)(io->p2[d] + io->m[d]));
+        mn[d] = _mm256_set1_epi8((char)255);
+    }
+    for (int k = 0; k < D; k += 32) {
+        const __m256i cv = _mm256_loadu_si256((const __m256i *)(c + k));
+        __m256i v[4];
+        for (int d = 0; d < ndir; d++) {
+            /* min(p, min(p-1, p+1) + P1, P2 + m) - m: saturating u8 adds and subtractions are
+             * monotone, so taking the minimum first gives the rule's value exactly */
+            const uint8_t *p = io->prev[d] + k;
+            __m256i nb = _mm256_min_epu8(_mm256_loadu_si256((const __m256i *)(p - 1)),
+                                         _mm256_loadu_si256((const __m256i *)(p + 1)));
+            __m256i t = _mm256_min_epu8(_mm256_loadu_si256((const __m256i *)p), _mm256_adds_epu8(nb, P1));
+            t = _mm256_subs_epu8(_mm256_min_epu8(t, P2m[d]), mv[d]);
+            v[d] = _mm256_adds_epu8(cv, t);
+            _mm256_storeu_si256((__m256i *)(io->out[d] + k), v[d]);
+            mn[d] = _mm256_min_epu8(mn[d], v[d]);
+        }
+        /* sums of pairs of directions by maddubs on interleaved bytes (lanes k 0-7,16-23 and
+         * 8-15,24-31), back in order by one cross-lane permute each */
+        __m256i lo = _mm256_maddubs_epi16(_mm256_unpacklo_epi8(v[0], v[1]), ones);
+        __m256i hi = _mm256_maddubs_epi16(_mm256_unpackhi_epi8(v[0], v[1]), ones);
+        if (ndir == 4) {
+            lo = _mm256_add_epi16(lo, _mm256_maddubs_epi16(_mm256_unpacklo_epi8(v[2], v[3]), ones));
+            hi = _mm256_add_epi16(hi, _mm256_maddubs_epi16(_mm256_unpackhi_epi8(v[2], v[3]), ones));
+        }
+        _mm256_storeu_si256((__m256i *)(sum + k), _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256((__m256i *)(sum + k + 16), _mm256_permute2x128_si256(lo, hi, 0x31));
+    }
+    for (int d = 0; d < ndir; d++) {
+        /* 32 bytes -> 16 -> 8 u16 (pairwise byte minima) -> phminposuw */
+        __m128i x = _mm_min_epu8(_mm256_castsi256_si128(mn[d]), _mm256_extracti128_si256(mn[d], 1));
+        x = _mm_min_epu8(x, _mm_srli_epi16(x, 8));
+        x = _mm_minpos_epu16(_mm_and_si128(x, _mm_set1_epi16(0xff)));
+        io->newm[d] = _mm_cvtsi128_si32(x) & 0xffff;
+    }
+}
+#endif
+
+typedef void (*pixel_fn)(const uint8_t *, pix_io *, int, uint16_t *, int, int);
+
+/* ---- one sweep -------------------------------------------------------------- */
+
+/* The forward sweep (s = 1) runs directions 0, 2, 4, 6 of gvis_sgm_dirs; the
+ * backward one (s = -1) directions 1, 3, 5, 7, mirrored.  In sweep coordinates the
+ * predecessors are: horizontal (x-1, y), vertical (x, y-1), diagonal (x-1, y-1),
+ * anti-diagonal (x+1, y-1). */
+static inline __attribute__((always_inline)) void sweep_impl(agg_job *j, int s, uint8_t *scratch, pixel_fn fn,
+                                                             const int ndir)
+{
+    const int W = j->width, H = j->height, D = j->D;
+    const size_t slot = (size_t)D + 2 * PAD;
+    /* Layout: zero slot, 2 horizontal slots, then per vertical/diagonal direction
+     * two rows of W slots (previous, current); mins after. */
+    uint8_t *zero = scratch;
+    uint8_t *hz[2] = {scratch + slot, scratch + 2 * slot};
+    uint8_t *rows[3][2];
+    for (int d = 0; d < 3; d++)
+        for (int r = 0; r < 2; r++)
+            rows[d][r] = scratch + (3 + (size_t)(2 * d + r) * W) * slot;
+    int *mins = (int *)(scratch + (3 + (size_t)6 * W) * slot); /* [3][2][W] */
+    memset(zero, 0, slot);
+    zero[PAD - 1] = zero[PAD + D] = 255;
+    for (int i = 0; i < 2; i++) {
+        hz[i][PAD - 1] = hz[i][PAD + D] = 255;
+    }
+    for (int d = 0; d < 3; d++)
+        for (int r = 0; r < 2; r++)
+            for (int x = 0; x < W; x++) {
+                uint8_t *q = rows[d][r] + (size_t)x * slot;
+                q[PAD - 1] = q[PAD + D] = 255;
+            }
+    uint16_t *sum = j->sum[s > 0 ? 0 : 1];
+    int hm = 0;
+    for (int yi = 0; yi < H; yi++) {
+        const int y = s > 0 ? yi : H - 1 - yi;
+        const int cur = yi & 1, prv = cur ^ 1;
+        for (int xi = 0; xi < W; xi++) {
+            const int x = s > 0 ? xi : W - 1 - xi;
+            pix_io io;
+            /* horizontal */
+            const int g = j->guide[(size_t)y * W + x];
+            const uint8_t *grow = yi > 0 ? j->guide + (size_t)(y - s) * W : NULL; /* the predecessors' row */
+            io.prev[0] = xi > 0 ? hz[(xi - 1) & 1] + PAD : zero + PAD;
+            io.m[0] = xi > 0 ? hm : 0;
+            io.out[0] = hz[xi & 1] + PAD;
+            io.p2[0] = xi > 0 ? j->p2lut[abs(g - j->guide[(size_t)y * W + x - s])] : 0;
+            /* vertical, diagonal, anti-diagonal: row buffers indexed by xi */
+            static const int ddx[3] = {0, -1, 1};
+            for (int d = 0; d < 3; d++) {
+                int px = xi + ddx[d];
+                int ok = yi > 0 && px >= 0 && px < W;
+                io.prev[d + 1] = ok ? rows[d][prv] + (size_t)px * slot + PAD : zero + PAD;
+                io.m[d + 1] = ok ? mins[((size_t)d * 2 + prv) * W + px] : 0;
+                io.out[d + 1] = rows[d][cur] + (size_t)xi * slot + PAD;
+                io.p2[d + 1] = ok ? j->p2lut[abs(g - grow[x + s * ddx[d]])] : 0;
+            }
+            const size_t off = ((size_t)y * W + x) * D;
+            fn(j->cost + off, &io, ndir, sum + off, D, j->p1);
+            hm = io.newm[0];
+            for (int d = 0; d < ndir - 1; d++)
+                mins[((size_t)d * 2 + cur) * W + xi] = io.newm[d + 1];
+        }
+    }
+}
+
+/* The sweep with the pixel update inlined, per instruction set. */
+#ifdef SGM_X86
+/* ndir is a constant in each copy, so that the per-direction arrays stay in registers. */
+__attribute__((target("avx2"))) static void sweep_avx2(agg_job *j, int s, uint8_t *scratch)
+{
+    if (j->paths == 8)
+        sweep_impl(j, s, scratch, pixel_avx2, 4);
+    else
+        sweep_impl(j, s, scratch, pixel_avx2, 2);
+}
+
+static void sweep_sse2(agg_job *j, int s, uint8_t *scratch)
+{
+    if (j->paths == 8)
+        sweep_impl(j, s, scratch, pixel_sse2, 4);
+    else
+        sweep_impl(j, s, scratch, pixel_sse2, 2);
+}
+#else
+static void sweep_scalar(agg_job *j, int s, uint8_t *scratch)
+{
+    sweep_impl(j, s, scratch, pixel_scalar, j->paths == 8 ? 4 : 2);
+}
+#endif
+
+static void sweep(agg_job *j, int s, uint8_t *scratch)
+{
+#ifdef SGM_X86
+    if (j->D % 32 == 0 && __builtin_cpu_supports("avx2"))
+        sweep_avx2(j, s, scratch);
+    else
+        sweep_sse2(j, s, scratch);
+#else
+    sweep_scalar(j, s, scratch);
+#endif
+}
+
+static size_t sweep_scratch_bytes(int W, int D)
+{
+    const size_t slot = (size_t)D + 2 * PAD;
+    return (3 + (size_t)6 * W) * slot + sizeof(int) * 6 * (size_t)W;
+}
+
+static void sweep_task(void *arg, int index, int count)
+{
+    agg_job *j = arg;
+    (void)count;
+    uint8_t *scratch = malloc(sweep_scratch_bytes(j->width, j->D));
+    if (!scratch) {
+        j->failed = 1;
+        return;
+    }
+    sweep(j, index == 0 ? 1 : -1, scratch);
+    free(scratch);
+}
+
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+static void add_sums(uint16_t *a, const uint16_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        a[i] = (uint16_t)(a[i] + b[i]);
+}
+
+typedef struct {
+    uint16_t *a;
+    const uint16_t *b;
+    size_t n;
+} add_job;
+
+static void add_task(void *arg, int index, int count)
+{
+    add_job *j = arg;
+    size_t b0, b1;
+    gvis_split(j->n, index, count, &b0, &b1);
+    add_sums(j->a + b0, j->b + b0, b1 - b0);
+}
+
+void gvis_sgm_p2_table(const gvis_sgm_params *p, uint8_t lut[256])
+{
+    for (int d = 0; d < 256; d++) {
+        int v = p->p2_adapt > 0 ? p->p2 * p->p2_adapt / (p->p2_adapt + d) : p->p2;
+        lut[d] = (uint8_t)(v < p->p1 ? p->p1 : v);
+    }
+}
+
+void gvis_sgm_guide(const gvis_image *gray, uint8_t *guide)
+{
+    for (int y = 0; y < gray->height; y++) {
+        uint8_t *o = guide + (size_t)y * gray->width;
+        if (gray->type == GVIS_U8) {
+            memcpy(o, GVIS_ROW(gray, y), (size_t)gray->width);
+        } else {
+            const uint16_t *r = GVIS_ROW(gray, y);
+            for (int x = 0; x < gray->width; x++)
+                o[x] = (uint8_t)(r[x] >> 8);
+        }
+    }
+}
+
+int gvis_sgm_aggregate(const uint64_t *cl, const uint64_t *cr, const uint8_t *guide, int width, int height,
+                       const gvis_sgm_params *p, uint16_t *sum, uint16_t *sum2)
+{
+    const int D = p->max_disp;
+    size_t cells;
+    if (gvis_image_bytes((size_t)width, (size_t)height, (size_t)D, 1, &cells))
+        return gvis_error(GVIS_E_LIMIT, "cost volume of %dx%dx%d is too large", width, height, D);
+    agg_job j;
+    memset(&j, 0, sizeof j);
+    j.cl = cl;
+    j.cr = cr;
+    j.guide = guide;
+    j.width = width;
+    j.height = height;
+    j.D = D;
+    j.min_disp = p->min_disp;
+    j.p1 = p->p1;
+    j.paths = p->paths;
+    j.nplanes = 8;
+    j.sum[0] = sum;
+    j.sum[1] = sum2;
+    gvis_sgm_p2_table(p, j.p2lut);
+    /* The symmetric census leaves the upper 33 bits zero: four byte planes suffice. */
+    if (p->census == GVIS_CENSUS_SYM)
+        j.nplanes = 4;
+    j.cost = gvis_sgm_scratch_take(cells);
+    if (!sum2)
+        j.sum[1] = gvis_sgm_scratch_take(cells * sizeof(uint16_t));
+    if (!j.cost || !j.sum[1]) {
+        gvis_sgm_scratch_give(j.cost, cells);
+        if (!sum2)
+            gvis_sgm_scratch_give(j.sum[1], cells * sizeof(uint16_t));
+        return gvis_error(GVIS_E_NOMEM, "out of memory for a %dx%dx%d cost volume", width, height, D);
+    }
+    gvis_parallel(gvis_threads() * 2 < height ? gvis_threads() * 2 : height, cost_task, &j);
+    gvis_parallel(2, sweep_task, &j);
+    if (!j.failed && !sum2) {
+        add_job a = {sum, j.sum[1], cells};
+        gvis_parallel(gvis_threads(), add_task, &a);
+    }
+    gvis_sgm_scratch_give(j.cost, cells);
+    if (!sum2)
+        gvis_sgm_scratch_give(j.sum[1], cells * sizeof(uint16_t));
+    if (j.failed)
+        return gvis_error(GVIS_E_NOMEM, "out of memory for path aggregation");
+    return GVIS_OK;
+}
+
+/* ---- the naive reference of one direction ---------------------------------- */
+
+void gvis_sgm_path_ref(const uint64_t *cl, const uint64_t *cr, const uint8_t *guide, int width, int height,
+                       const gvis_sgm_params *prm, int dir, uint8_t *lr)
+{
+    const int D = prm->max_disp, min_disp = prm->min_disp, p1 = prm->p1;
+    const int rx = gvis_sgm_dirs[dir][0], ry = gvis_sgm_dirs[dir][1];
+    /* Visit pixels so that p - r is always done before p. */
+    const int ys = ry >= 0 ? 0 : height - 1, ye = ry >= 0 ? height : -1, yst = ry >= 0 ? 1 : -1;
+    const int xs = rx >= 0 ? 0 : width - 1, xe = rx >= 0 ? width : -1, xst = rx >= 0 ? 1 : -1;
+    for (int y = ys; y != ye; y += yst)
+        for (int x = xs; x != xe; x += xst) {
+            uint8_t *o = lr + ((size_t)y * width + x) * D;
+            const int px = x - rx, py = y - ry;
+            const int has_prev = px >= 0 && px < width && py >= 0 && py < height;
+            const uint8_t *p = has_prev ? lr + ((size_t)py * width + px) * D : NULL;
+            int m = 1 << 30, p2 = prm->p2;
+            if (has_prev && prm->p2_adapt > 0) {
+                int di = abs(guide[(size_t)y * width + x] - guide[(size_t)py * width + px]);
+                p2 = prm->p2 * prm->p2_adapt / (prm->p2_adapt + di);
+                if (p2 < p1)
+                    p2 = p1;
+            }
+            if (has_prev)
+                for (int k = 0; k < D; k++)
+                    if (p[k] < m)
+                        m = p[k];
+            for (int k = 0; k < D; k++) {
+                int xr = x - min_disp - k;
+                xr = xr < 0 ? 0 : xr >= width ? width - 1 : xr;
+                int c = __builtin_popcountll(cl[(size_t)y * width + x] ^ cr[(size_t)y * width + xr]);
+                int v = c;
+                if (has_prev) {
+                    int t = p[k] - m;
+                    if (k > 0 && p[k - 1] - m + p1 < t)
+                        t = p[k - 1] - m + p1;
+                    if (k + 1 < D && p[k + 1] - m + p1 < t)
+                        t = p[k + 1] - m + p1;
+                    if (p2 < t)
+                        t = p2;
+                    v = c + t;
+                }
+                o[k] = (uint8_t)v;
+            }
+        }
+}

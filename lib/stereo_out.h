@@ -1,0 +1,49 @@
+/* Disparity map outputs and scoring for gvis disparity: KITTI 16-bit PNG, PFM,
+ * OpenCV-style int16 (NPY), a turbo colour preview, PLY point clouds, and the
+ * bad-N / density / mean-error score against ground truth. */
+#ifndef GVIS_STEREO_OUT_H
+#define GVIS_STEREO_OUT_H
+
+#include "gvis.h"
+#include "sgm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* KITTI: u16 gray, value = disparity x 256, 0 = invalid.  Valid disparities of 0
+ * (counted in *zero) and below (in *negative) become 0; those above 65535/256
+ * become 65535 (counted in *clipped). */
+int gvis_disp_kitti(const gvis_disp *d, gvis_image *out, size_t *zero, size_t *negative, size_t *clipped);
+/* f32 gray in pixels, +infinity = invalid (Middlebury PFM). */
+int gvis_disp_float(const gvis_disp *d, gvis_image *out);
+/* The int16 map as it is (x16, invalid = 16 (min_disp - 1)) in an NPY file ('<i2', H x W). */
+int gvis_disp_encode_cv16(const gvis_disp *d, gvis_buf *b);
+/* 8-bit RGB: the turbo colour map over [lo, hi] pixels, invalid black. */
+int gvis_disp_preview(const gvis_disp *d, double lo, double hi, gvis_image *out);
+
+/* OpenCV's reprojection matrix Q (row major) from focal length, baseline and
+ * principal point: [X Y Z W] = Q [x y d 1], point = (X, Y, Z) / W. */
+void gvis_disp_q(double focal, double baseline, double cx, double cy, double q[16]);
+/* Reads 16 numbers (whitespace, commas or brackets between them) from text. */
+int gvis_disp_parse_q(const char *text, double q[16]);
+/* Binary little-endian PLY of the valid pixels with finite points, coloured from
+ * the left image (any channels, u8 or u16; NULL: white). */
+int gvis_disp_ply(const gvis_disp *d, const gvis_image *left, const double q[16], gvis_buf *b, size_t *points);
+
+typedef struct {
+    size_t scored;  /* pixels with known truth inside the border */
+    size_t valid;   /* of those, with a valid disparity */
+    double bad1, bad2, density; /* percentages; invalid counts as bad */
+    double mae;     /* mean |d - truth| over the valid scored pixels, pixels */
+} gvis_disp_score_t;
+
+/* Scores d against truth gt (one channel; u8/u16: disparity = value / scale, 0 =
+ * unknown; f32: value / scale, non-finite or <= 0 unknown), ignoring border pixels
+ * along each edge. */
+int gvis_disp_score(const gvis_disp *d, const gvis_image *gt, double scale, int border, gvis_disp_score_t *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

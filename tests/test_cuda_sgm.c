@@ -1,0 +1,303 @@
+/* SGM on CUDA against the CPU, stage by stage and whole: census (u8, u16, both
+ * kinds), every path direction, winner takes all (left and right, uniqueness,
+ * subpixel), median, left-right check and fill must agree exactly on random
+ * images of 631x479 and 311x239 for D in 64, 128, 256, 512 and min-disp 0, -16,
+ * 16, and on tiny and pitched images.  Exits 77 (skipped) without a usable GPU. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "sgm.h"
+#include "testlib.h"
+
+#ifndef GVIS_HAVE_CUDA
+int main(void)
+{
+    printf("skipped: built without CUDA\n");
+    return 77;
+}
+#else
+#include "sgm_cuda.h"
+
+static gvis_cu_job *job;
+static void *stream;
+static int verbose;
+static double t_start;
+
+/* GVIS_TEST_VERBOSE=1: progress on stderr, to see where a slow run spends its time. */
+static void progress(const char *what)
+{
+    if (verbose)
+        fprintf(stderr, "[%8.1f ms] %s\n", gvis_now_ms() - t_start, what);
+}
+
+static void *dev(int slot, size_t bytes)
+{
+    void *p = NULL;
+    int err = gvis_cu_buffer(job, slot, bytes ? bytes : 1, &p);
+    if (err) {
+        fprintf(stderr, "device buffer of %zu bytes: %s\n", bytes, gvis_cu_strerror(err));
+        exit(1);
+    }
+    return p;
+}
+
+static void up(void *d, const void *h, size_t bytes)
+{
+    CHECK(gvis_cu_upload2d(job, d, bytes, h, bytes, bytes, 1) == 0);
+}
+
+static void down(void *h, const void *d, size_t bytes)
+{
+    CHECK(gvis_cu_download2d(job, h, bytes, d, bytes, bytes, 1) == 0);
+    CHECK(gvis_cu_sync(job) == 0);
+}
+
+static size_t count_diff(const void *a, const void *b, size_t n, size_t elem)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad += memcmp((const uint8_t *)a + i * elem, (const uint8_t *)b + i * elem, elem) != 0;
+    return bad;
+}
+
+/* Census and guide of an image uploaded with a pitch other than its width. */
+static void check_census(const gvis_image *g, int census, uint64_t *h_c, uint8_t *h_guide, uint64_t *d_c,
+                         uint8_t *d_guide)
+{
+    const size_t n = (size_t)g->width * g->height;
+    gvis_sgm_census(g->data, g->stride, (int)g->type, g->width, g->height, census, h_c);
+    size_t pitch = ((size_t)g->width * g->type + 255) / 256 * 256 + 256;
+    void *d_img = dev(0, pitch * g->height);
+    CHECK(gvis_cu_upload2d(job, d_img, pitch, g->data, g->stride, (size_t)g->width * g->type, (size_t)g->height) == 0);
+    CHECK(gvis_cu_sgm_census(d_img, pitch, (int)g->type, g->width, g->height, census, d_c, d_guide, stream) == 0);
+    uint64_t *c = malloc(n * 8);
+    down(c, d_c, n * 8);
+    size_t bad = count_diff(c, h_c, n, 8);
+    CHECKF(bad == 0, "census %s %dx%d u%d: %zu codes differ", census ? "sym" : "9x7", g->width, g->height,
+           8 * (int)g->type, bad);
+    free(c);
+    if (h_guide) {
+        gvis_sgm_guide(g, h_guide);
+        uint8_t *gd = malloc(n);
+        down(gd, d_guide, n);
+        CHECKF(count_diff(gd, h_guide, n, 1) == 0, "guide %dx%d differs", g->width, g->height);
+        free(gd);
+    }
+}
+
+/* All stages on one W x H pair with parameters p; per_dir: compare every direction's
+ * volume with the naive reference (slow on big volumes). */
+static void check_stages(int W, int H, gvis_type type, const gvis_sgm_params *p, int per_dir)
+{
+    const int D = p->max_disp, M = p->min_disp;
+    const size_t n = (size_t)W * H, cells = n * D;
+    char what[160];
+    snprintf(what, sizeof what, "%dx%d u%d D %d M %d paths %d census %s p2-adapt %d", W, H, 8 * (int)type, D, M,
+             p->paths, p->census ? "sym" : "9x7", p->p2_adapt);
+    gvis_image L, R;
+    t_make(&L, W, H, 1, type, 1, 0);
+    t_make(&R, W, H, 1, type, 1, 0);
+    /* the right view: the left one shifted by a few pixels, plus noise */
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            int xs = x + 5 < W ? x + 5 : W - 1;
+            if (type == GVIS_U8)
+                ((uint8_t *)GVIS_ROW(&R, y))[x] = (uint8_t)(((uint8_t *)GVIS_ROW(&L, y))[xs] + t_rand() % 3);
+            else
+                ((uint16_t *)GVIS_ROW(&R, y))[x] = (uint16_t)(((uint16_t *)GVIS_ROW(&L, y))[xs] + t_rand() % 700);
+        }
+    uint64_t *cl = malloc(n * 8), *cr = malloc(n * 8);
+    uint8_t *guide = malloc(n);
+    uint64_t *d_cl = dev(1, n * 8), *d_cr = dev(2, n * 8);
+    uint8_t *d_guide = dev(3, n);
+    progress(what);
+    check_census(&L, p->census, cl, guide, d_cl, d_guide);
+    check_census(&R, p->census, cr, NULL, d_cr, NULL);
+    progress("  census done");
+
+    /* paths: the device volumes, their sum against the CPU aggregation */
+    uint8_t *d_lr = dev(4, cells * p->paths);
+    /* all directions in one launch, as the pipeline runs them; the first direction
+     * also alone, which must give the same volume */
+    CHECK(gvis_cu_sgm_path(d_cl, d_cr, d_guide, W, H, D, M, p->p1, p->p2, p->p2_adapt, 0, p->paths, d_lr, stream) == 0);
+    uint8_t *d_one = dev(9, cells);
+    const int solo = p->paths - 1;
+    CHECK(gvis_cu_sgm_path(d_cl, d_cr, d_guide, W, H, D, M, p->p1, p->p2, p->p2_adapt, solo, 1, d_one, stream) == 0);
+    CHECK(gvis_cu_sync(job) == 0);
+    progress("  paths done");
+    uint8_t *lr = malloc(cells), *ref = per_dir ? malloc(cells) : NULL;
+    uint16_t *sum = calloc(cells, 2), *cpu_sum = malloc(cells * 2);
+    for (int dir = 0; dir < p->paths; dir++) {
+        down(lr, d_lr + dir * cells, cells);
+        for (size_t i = 0; i < cells; i++)
+            sum[i] = (uint16_t)(sum[i] + lr[i]);
+        if (per_dir) {
+            gvis_sgm_path_ref(cl, cr, guide, W, H, p, dir, ref);
+            size_t bad = count_diff(lr, ref, cells, 1);
+            CHECKF(bad == 0, "%s: path direction %d: %zu of %zu costs differ", what, dir, bad, cells);
+        }
+    }
+    {
+        uint8_t *one = malloc(cells), *all = malloc(cells);
+        down(one, d_one, cells);
+        down(all, d_lr + (size_t)solo * cells, cells);
+        CHECKF(count_diff(one, all, cells, 1) == 0, "%s: direction %d alone differs from the joint launch", what, solo);
+        free(one), free(all);
+    }
+    CHECK_OK(gvis_sgm_aggregate(cl, cr, guide, W, H, p, cpu_sum, NULL));
+    size_t bad = count_diff(sum, cpu_sum, cells, 2);
+    CHECKF(bad == 0, "%s: aggregated costs: %zu of %zu differ", what, bad, cells);
+
+    progress("  paths compared");
+    /* winner takes all, both views */
+    int16_t *hl = malloc(n * 2), *hr = malloc(n * 2), *gl = malloc(n * 2), *gr = malloc(n * 2);
+    int16_t *d_l = dev(5, n * 2), *d_r = dev(6, n * 2), *d_l2 = dev(7, n * 2), *d_r2 = dev(8, n * 2);
+    const int U = gvis_sgm_uniqueness_fixed(p->uniqueness);
+    CHECK_OK(gvis_sgm_wta(cpu_sum, NULL, W, H, D, M, p->uniqueness, p->subpixel, hl, hr));
+    CHECK(gvis_cu_sgm_wta(d_lr, p->paths, W, H, D, M, U, p->subpixel, d_l, d_r, stream) == 0);
+    down(gl, d_l, n * 2);
+    down(gr, d_r, n * 2);
+    size_t bl = count_diff(gl, hl, n, 2), br = count_diff(gr, hr, n, 2);
+    CHECKF(bl == 0 && br == 0, "%s: wta: %zu left, %zu right of %zu differ", what, bl, br, n);
+    size_t valid = 0;
+    for (size_t i = 0; i < n; i++)
+        valid += hl[i] != GVIS_SGM_INVALID(M);
+    CHECKF(valid > n / 4, "%s: only %zu of %zu valid: a weak test", what, valid, n);
+
+    progress("  wta compared");
+    /* median, left-right check, fill on the CPU's maps (uploaded) */
+    int16_t *h2 = malloc(n * 2), *h3 = malloc(n * 2);
+    up(d_l, hl, n * 2);
+    up(d_r, hr, n * 2);
+    gvis_sgm_median(hl, h2, W, H);
+    CHECK(gvis_cu_sgm_median(d_l, d_l2, W, H, stream) == 0);
+    down(gl, d_l2, n * 2);
+    CHECKF(count_diff(gl, h2, n, 2) == 0, "%s: median differs", what);
+    for (int tol = 0; tol <= 1; tol++) {
+        gvis_sgm_lrcheck(hl, hr, h2, h3, W, H, M, tol);
+        CHECK(gvis_cu_sgm_lrcheck(d_l, d_r, d_l2, d_r2, W, H, M, tol, stream) == 0);
+        down(gl, d_l2, n * 2);
+        down(gr, d_r2, n * 2);
+        CHECKF(count_diff(gl, h2, n, 2) == 0 && count_diff(gr, h3, n, 2) == 0, "%s: lrcheck %d differs", what, tol);
+    }
+    gvis_sgm_fill(h2, W, H, GVIS_SGM_INVALID(M));
+    CHECK(gvis_cu_sgm_fill(d_l2, W, H, GVIS_SGM_INVALID(M), stream) == 0);
+    down(gl, d_l2, n * 2);
+    CHECKF(count_diff(gl, h2, n, 2) == 0, "%s: fill differs", what);
+
+    progress("  post compared");
+    free(cl), free(cr), free(guide), free(lr), free(ref), free(sum), free(cpu_sum);
+    free(hl), free(hr), free(gl), free(gr), free(h2), free(h3);
+    gvis_image_free(&L);
+    gvis_image_free(&R);
+}
+
+/* The whole pipeline through gvis_sgm on both devices. */
+static void check_pipeline(gvis_ctx *cpu, gvis_ctx *gpu, int W, int H, int channels, gvis_type type,
+                           const gvis_sgm_params *p)
+{
+    gvis_image L, R;
+    t_make(&L, W, H, channels, type, 1, 64);
+    t_make(&R, W, H, channels, type, 1, 0);
+    gvis_disp a, ar, b, br;
+    int ra = gvis_sgm(cpu, &L, &R, p, &a, &ar), rb = gvis_sgm(gpu, &L, &R, p, &b, &br);
+    CHECKF(ra == GVIS_OK && rb == GVIS_OK, "pipeline %dx%d: %s", W, H, gvis_errmsg());
+    if (!ra && !rb) {
+        size_t n = (size_t)W * H;
+        CHECKF(count_diff(a.data, b.data, n, 2) == 0 && count_diff(ar.data, br.data, n, 2) == 0,
+               "pipeline %dx%dx%d u%d D %d M %d paths %d fill %d median %d lr %d: CPU and CUDA differ", W, H,
+               channels, 8 * (int)type, p->max_disp, p->min_disp, p->paths, p->fill, p->median, p->lr_check);
+        gvis_disp_free(&a), gvis_disp_free(&ar), gvis_disp_free(&b), gvis_disp_free(&br);
+    }
+    gvis_image_free(&L);
+    gvis_image_free(&R);
+}
+
+int main(void)
+{
+    gvis_ctx *gpu = t_cuda_ctx_or_skip();
+    gvis_ctx *cpu = t_cpu_ctx();
+    job = gpu->job;
+    stream = gvis_cu_job_stream(job);
+    verbose = getenv("GVIS_TEST_VERBOSE") != NULL;
+    t_start = gvis_now_ms();
+    progress("start");
+    t_seed(61);
+
+    /* census on tiny and odd shapes */
+    const int tiny[][2] = {{1, 1}, {1, 17}, {17, 1}, {5, 3}, {33, 9}};
+    for (size_t s = 0; s < sizeof tiny / sizeof tiny[0]; s++)
+        for (int census = 0; census < 2; census++)
+            for (int t = 1; t <= 2; t++) {
+                gvis_image g;
+                t_make(&g, tiny[s][0], tiny[s][1], 1, t == 1 ? GVIS_U8 : GVIS_U16, 0, 0);
+                size_t n = (size_t)g.width * g.height;
+                uint64_t *h = malloc(n * 8);
+                uint8_t *hg = malloc(n);
+                check_census(&g, census, h, hg, dev(1, n * 8), dev(3, n));
+                free(h), free(hg);
+                gvis_image_free(&g);
+            }
+
+    /* the stages: 631x479 and 311x239, D 64..512, M 0, -16, 16 */
+    /* GVIS_TEST_QUICK=1 (for compute-sanitizer): the smaller size and D <= 128 only */
+    const int quick = getenv("GVIS_TEST_QUICK") != NULL;
+    const int sizes[][2] = {{631, 479}, {311, 239}};
+    const int Ds[] = {64, 128, 256, 512};
+    const int Ms[] = {0, -16, 16};
+    for (int s = quick ? 1 : 0; s < 2; s++)
+        for (int di = 0; di < (quick ? 2 : 4); di++)
+            for (int mi = 0; mi < 3; mi++) {
+                gvis_sgm_params p;
+                gvis_sgm_defaults(&p);
+                p.max_disp = Ds[di];
+                p.min_disp = Ms[mi];
+                /* vary the other parameters across the grid */
+                int v = s * 12 + di * 3 + mi;
+                p.census = v % 2 ? GVIS_CENSUS_9X7 : GVIS_CENSUS_SYM;
+                p.paths = v % 5 == 4 ? 4 : 8;
+                p.subpixel = v % 7 != 3;
+                p.p2_adapt = v % 3 == 2 ? 0 : 8;
+                p.uniqueness = v % 4 == 1 ? 1.0 : 0.95;
+                if (p.census == GVIS_CENSUS_9X7 && v % 6 == 1) {
+                    p.p1 = 30;
+                    p.p2 = 193;
+                }
+                const int per_dir = s == 1 && di <= 1; /* the naive reference on the smaller volumes */
+                check_stages(sizes[s][0], sizes[s][1], v % 3 == 0 ? GVIS_U16 : GVIS_U8, &p, per_dir);
+            }
+    /* D = 16 and 48 (not multiples of 32), tiny heights */
+    for (int D = 16; D <= 48; D += 32) {
+        gvis_sgm_params p;
+        gvis_sgm_defaults(&p);
+        p.max_disp = D;
+        p.min_disp = -7;
+        check_stages(67, 3, GVIS_U8, &p, 1);
+        check_stages(D, 1, GVIS_U8, &p, 1);
+    }
+
+    progress("stages done");
+    /* the whole pipeline, every option family */
+    gvis_sgm_params p;
+    for (int variant = 0; variant < 8; variant++) {
+        gvis_sgm_defaults(&p);
+        p.max_disp = variant % 2 ? 64 : 32;
+        p.min_disp = variant % 3 == 1 ? -16 : variant % 3 == 2 ? 16 : 0;
+        p.paths = variant & 4 ? 4 : 8;
+        p.fill = variant % 3 == 0;
+        p.median = variant != 5;
+        p.lr_check = variant == 6 ? -1 : variant == 7 ? 3 : 1;
+        p.census = variant & 2 ? GVIS_CENSUS_9X7 : GVIS_CENSUS_SYM;
+        check_pipeline(cpu, gpu, 203, 97, variant % 2 ? 3 : 1, variant & 1 ? GVIS_U16 : GVIS_U8, &p);
+    }
+    gvis_sgm_defaults(&p);
+    p.max_disp = 16;
+    check_pipeline(cpu, gpu, 16, 1, 1, GVIS_U8, &p);
+    check_pipeline(cpu, gpu, 17, 2, 4, GVIS_U8, &p);
+
+    gvis_ctx_free(gpu);
+    gvis_ctx_free(cpu);
+    return t_done("test_cuda_sgm");
+}
+#endif

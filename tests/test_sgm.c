@@ -1,0 +1,422 @@
+/* SGM (gvis disparity) on the CPU: each fast stage against a naive reference written
+ * from the rule in lib/sgm.h, on random data of awkward sizes, every D and min-disp
+ * kind; the whole pipeline on synthetic shifted pairs; the parameter checks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sgm.h"
+#include "testlib.h"
+
+/* ---- naive references -------------------------------------------------- */
+
+static unsigned pix(const gvis_image *g, int y, int x)
+{
+    y = y < 0 ? 0 : y >= g->height ? g->height - 1 : y;
+    x = x < 0 ? 0 : x >= g->width ? g->width - 1 : x;
+    return g->type == GVIS_U8 ? ((const uint8_t *)GVIS_ROW(g, y))[x] : ((const uint16_t *)GVIS_ROW(g, y))[x];
+}
+
+static uint64_t census_ref(const gvis_image *g, int y, int x, int census)
+{
+    uint64_t c = 0;
+    for (int dy = -3; dy <= 3; dy++)
+        for (int dx = -4; dx <= 4; dx++) {
+            if (census == GVIS_CENSUS_9X7) {
+                if (dy || dx)
+                    c = c << 1 | (pix(g, y + dy, x + dx) < pix(g, y, x));
+            } else if (dy < 0 || (dy == 0 && dx < 0)) {
+                c = c << 1 | (pix(g, y + dy, x + dx) >= pix(g, y - dy, x - dx));
+            }
+        }
+    return c;
+}
+
+static int16_t wta_ref(const uint16_t *s, int stride, int klo, int khi, int U, int sub, int M)
+{
+    /* s[k * stride] is the cost of k */
+    if (klo > khi)
+        return GVIS_SGM_INVALID(M);
+    int k0 = klo;
+    for (int k = klo; k <= khi; k++)
+        if (s[k * stride] < s[k0 * stride])
+            k0 = k;
+    long best = s[k0 * stride];
+    for (int k = klo; k <= khi; k++)
+        if ((k < k0 - 1 || k > k0 + 1) && 256 * best > (long)U * s[k * stride])
+            return GVIS_SGM_INVALID(M);
+    int off = 0;
+    if (sub && k0 > klo && k0 < khi) {
+        double a = s[(k0 - 1) * stride], b = s[(k0 + 1) * stride], den = a + b - 2.0 * best;
+        if (den > 0) {
+            /* round half away from zero of 16 (a - b) / (2 den), computed exactly in integers */
+            long n = 16 * (long)(a - b), d2 = 2 * (long)den;
+            off = (int)(n >= 0 ? (n + d2 / 2) / d2 : -((-n + d2 / 2) / d2));
+        }
+    }
+    return (int16_t)(16 * (M + k0) + off);
+}
+
+static int cmp16(const void *a, const void *b) { return *(const int16_t *)a - *(const int16_t *)b; }
+
+/* ---- stage tests --------------------------------------------------------- */
+
+static void test_gray(void)
+{
+    gvis_image rgb, g;
+    CHECK_OK(gvis_image_alloc(&rgb, 4, 1, 3, GVIS_U8, 0));
+    const uint8_t px[12] = {255, 0, 0, 0, 255, 0, 0, 0, 255, 10, 200, 30};
+    memcpy(rgb.data, px, sizeof px);
+    CHECK_OK(gvis_sgm_gray(&rgb, &g));
+    const uint8_t *o = g.data;
+    /* cv2.cvtColor(..., COLOR_RGB2GRAY) gives 76, 150, 29, 124 */
+    CHECKF(o[0] == 76 && o[1] == 150 && o[2] == 29 && o[3] == 124, "grey %d %d %d %d", o[0], o[1], o[2], o[3]);
+    gvis_image_free(&g);
+    gvis_image_free(&rgb);
+    gvis_image f;
+    CHECK_OK(gvis_image_alloc(&f, 2, 2, 1, GVIS_F32, 0));
+    CHECK(gvis_sgm_gray(&f, &g) == GVIS_E_FORMAT);
+    gvis_image_free(&f);
+}
+
+static void test_census(void)
+{
+    const int sizes[][2] = {{1, 1}, {1, 13}, {13, 1}, {5, 4}, {37, 23}, {130, 9}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int bytes = 1; bytes <= 2; bytes++)
+            for (int kind = 0; kind < 4; kind++)
+                for (int census = 0; census < 2; census++) {
+                    gvis_image g;
+                    t_make(&g, sizes[s][0], sizes[s][1], 1, bytes == 1 ? GVIS_U8 : GVIS_U16, kind, s % 2 ? 64 : 0);
+                    size_t n = (size_t)g.width * g.height;
+                    uint64_t *c = malloc(n * 8);
+                    gvis_sgm_census(g.data, g.stride, bytes, g.width, g.height, census, c);
+                    int bad = 0;
+                    for (int y = 0; y < g.height; y++)
+                        for (int x = 0; x < g.width; x++)
+                            bad += c[(size_t)y * g.width + x] != census_ref(&g, y, x, census);
+                    CHECKF(bad == 0, "census %d %dx%d u%d kind %d: %d codes differ", census, g.width, g.height,
+                           8 * bytes, kind, bad);
+                    free(c);
+                    gvis_image_free(&g);
+                }
+}
+
+static void random_census(uint64_t *c, size_t n, int census)
+{
+    for (size_t i = 0; i < n; i++)
+        c[i] = census == GVIS_CENSUS_9X7 ? t_rand() & ((1ull << 62) - 1) : t_rand() & ((1ull << 31) - 1);
+}
+
+static void test_aggregate(void)
+{
+    const int sizes[][2] = {{17, 1}, {16, 9}, {41, 23}, {70, 31}};
+    const int Ds[] = {16, 48, 64};
+    const int Ms[] = {0, -16, 16, -5};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (size_t di = 0; di < sizeof Ds / sizeof Ds[0]; di++)
+            for (size_t mi = 0; mi < sizeof Ms / sizeof Ms[0]; mi++)
+                for (int variant = 0; variant < 3; variant++) {
+                    const int W = sizes[s][0], H = sizes[s][1];
+                    gvis_sgm_params p;
+                    gvis_sgm_defaults(&p);
+                    p.max_disp = Ds[di];
+                    p.min_disp = Ms[mi];
+                    p.census = variant == 1 ? GVIS_CENSUS_9X7 : GVIS_CENSUS_SYM;
+                    p.paths = variant == 2 ? 4 : 8;
+                    p.p2_adapt = variant == 2 ? 0 : 8;
+                    if (variant == 1) {
+                        p.p1 = 40;
+                        p.p2 = 193; /* the 9x7 limit: path costs reach 255 */
+                    }
+                    const size_t n = (size_t)W * H, cells = n * p.max_disp;
+                    uint64_t *cl = malloc(n * 8), *cr = malloc(n * 8);
+                    uint8_t *guide = malloc(n), *lr = malloc(cells);
+                    uint16_t *ref = calloc(cells, 2), *sum = malloc(cells * 2), *s1 = malloc(cells * 2),
+                             *s2 = malloc(cells * 2);
+                    random_census(cl, n, p.census);
+                    random_census(cr, n, p.census);
+                    /* correlated right codes so that the paths see real minima */
+                    for (size_t i = 0; i + 3 < n; i++)
+                        if (t_rand() % 2)
+                            cr[i] = cl[i + 3] ^ (1ull << (t_rand() % 31));
+                    for (size_t i = 0; i < n; i++)
+                        guide[i] = (uint8_t)(t_rand() % 4 ? t_rand() : 0);
+                    int top = 0;
+                    for (int dir = 0; dir < p.paths; dir++) {
+                        gvis_sgm_path_ref(cl, cr, guide, W, H, &p, dir, lr);
+                        for (size_t i = 0; i < cells; i++) {
+                            ref[i] = (uint16_t)(ref[i] + lr[i]);
+                            top = lr[i] > top ? lr[i] : top;
+                        }
+                    }
+                    CHECK_OK(gvis_sgm_aggregate(cl, cr, guide, W, H, &p, sum, NULL));
+                    CHECK_OK(gvis_sgm_aggregate(cl, cr, guide, W, H, &p, s1, s2));
+                    size_t bad = 0, bad2 = 0;
+                    for (size_t i = 0; i < cells; i++) {
+                        bad += sum[i] != ref[i];
+                        bad2 += (uint16_t)(s1[i] + s2[i]) != ref[i];
+                    }
+                    CHECKF(bad == 0 && bad2 == 0, "aggregate %dx%d D %d M %d variant %d: %zu / %zu cells differ", W, H,
+                           p.max_disp, p.min_disp, variant, bad, bad2);
+                    CHECKF(top <= gvis_sgm_cost_max(p.census) + p.p2, "path cost %d over Cmax + P2", top);
+                    free(cl), free(cr), free(guide), free(lr), free(ref), free(sum), free(s1), free(s2);
+                }
+}
+
+static void test_path_first_pixel(void)
+{
+    /* On a path's first pixel Lr is the bare cost; with P1 = P2 = 0 every Lr is the
+     * cost plus the previous minimum minus itself, i.e. the bare cost too. */
+    gvis_sgm_params p;
+    gvis_sgm_defaults(&p);
+    p.max_disp = 16;
+    p.p1 = p.p2 = 0;
+    const int W = 23, H = 7;
+    uint64_t cl[23 * 7], cr[23 * 7];
+    uint8_t guide[23 * 7] = {0}, lr[23 * 7 * 16];
+    random_census(cl, (size_t)W * H, 1);
+    random_census(cr, (size_t)W * H, 1);
+    for (int dir = 0; dir < 8; dir++) {
+        gvis_sgm_path_ref(cl, cr, guide, W, H, &p, dir, lr);
+        int bad = 0;
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++)
+                for (int k = 0; k < 16; k++) {
+                    int xr = x - k < 0 ? 0 : x - k;
+                    bad += lr[((size_t)y * W + x) * 16 + k] != __builtin_popcountll(cl[y * W + x] ^ cr[y * W + xr]);
+                }
+        CHECKF(bad == 0, "dir %d: P1 = P2 = 0 is not the bare cost (%d)", dir, bad);
+    }
+}
+
+static void test_wta(void)
+{
+    const int sizes[][2] = {{16, 1}, {33, 5}, {80, 7}};
+    const int Ds[] = {16, 32, 48, 64, 128};
+    const int Ms[] = {0, -16, 16, -3, 40};
+    const double us[] = {1.0, 0.95, 0.5};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (size_t di = 0; di < sizeof Ds / sizeof Ds[0]; di++)
+            for (size_t mi = 0; mi < sizeof Ms / sizeof Ms[0]; mi++)
+                for (int ui = 0; ui < 3; ui++)
+                    for (int sub = 0; sub < 2; sub++) {
+                        const int W = sizes[s][0], H = sizes[s][1], D = Ds[di], M = Ms[mi];
+                        const size_t n = (size_t)W * H, cells = n * D;
+                        uint16_t *sum = malloc(cells * 2), *s1 = malloc(cells * 2), *s2 = malloc(cells * 2);
+                        for (size_t i = 0; i < cells; i++) {
+                            /* small ranges make ties and near-ties common */
+                            sum[i] = (uint16_t)(ui == 0 ? t_rand() % 2040 : 100 + t_rand() % 12);
+                            s1[i] = (uint16_t)(t_rand() % (sum[i] + 1));
+                            s2[i] = (uint16_t)(sum[i] - s1[i]);
+                        }
+                        int16_t *l = malloc(n * 2), *r = malloc(n * 2), *l2 = malloc(n * 2), *r2 = malloc(n * 2);
+                        CHECK_OK(gvis_sgm_wta(sum, NULL, W, H, D, M, us[ui], sub, l, r));
+                        CHECK_OK(gvis_sgm_wta(s1, s2, W, H, D, M, us[ui], sub, l2, NULL));
+                        const int U = gvis_sgm_uniqueness_fixed(us[ui]);
+                        int bad = 0, badr = 0, bad2 = 0;
+                        for (int y = 0; y < H; y++)
+                            for (int x = 0; x < W; x++) {
+                                const uint16_t *row = sum + (size_t)y * W * D;
+                                int klo = x - (W - 1) - M, khi = x - M;
+                                klo = klo < 0 ? 0 : klo;
+                                khi = khi > D - 1 ? D - 1 : khi;
+                                int16_t e = wta_ref(row + (size_t)x * D, 1, klo, khi, U, sub, M);
+                                bad += l[y * W + x] != e;
+                                bad2 += l2[y * W + x] != e;
+                                klo = -x - M;
+                                khi = W - 1 - x - M;
+                                klo = klo < 0 ? 0 : klo;
+                                khi = khi > D - 1 ? D - 1 : khi;
+                                /* right cost of k: left pixel x + M + k at k; stride D + 1 from (x + M) D */
+                                const uint16_t *base = row + (long)(x + M) * D;
+                                e = klo <= khi ? wta_ref(base, D + 1, klo, khi, U, sub, M) : GVIS_SGM_INVALID(M);
+                                badr += r[y * W + x] != e;
+                            }
+                        CHECKF(bad == 0 && badr == 0 && bad2 == 0,
+                               "wta %dx%d D %d M %d u %g sub %d: %d left, %d right, %d split differ", W, H, D, M,
+                               us[ui], sub, bad, badr, bad2);
+                        free(sum), free(s1), free(s2), free(l), free(r), free(l2), free(r2);
+                    }
+}
+
+static void test_post(void)
+{
+    const int sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {2, 2}, {3, 3}, {37, 21}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int M = -16; M <= 16; M += 16) {
+            const int W = sizes[s][0], H = sizes[s][1];
+            const size_t n = (size_t)W * H;
+            const int16_t inv = GVIS_SGM_INVALID(M);
+            int16_t *a = malloc(n * 2), *b = malloc(n * 2), *o = malloc(n * 2), *o2 = malloc(n * 2),
+                    *e = malloc(n * 2);
+            for (size_t i = 0; i < n; i++) {
+                a[i] = t_rand() % 5 == 0 ? inv : (int16_t)(16 * M + t_rand() % (16 * 12));
+                b[i] = t_rand() % 5 == 0 ? inv : (int16_t)(16 * M + t_rand() % (16 * 12));
+            }
+            /* median */
+            gvis_sgm_median(a, o, W, H);
+            int bad = 0;
+            for (int y = 0; y < H; y++)
+                for (int x = 0; x < W; x++) {
+                    int16_t v = a[y * W + x];
+                    if (x > 0 && y > 0 && x < W - 1 && y < H - 1) {
+                        int16_t w[9];
+                        for (int i = 0; i < 9; i++)
+                            w[i] = a[(y + i / 3 - 1) * W + x + i % 3 - 1];
+                        qsort(w, 9, 2, cmp16);
+                        v = w[4];
+                    }
+                    bad += o[y * W + x] != v;
+                }
+            CHECKF(bad == 0, "median %dx%d: %d differ", W, H, bad);
+            /* left-right check */
+            for (int tol = 0; tol <= 2; tol++) {
+                gvis_sgm_lrcheck(a, b, o, o2, W, H, M, tol);
+                bad = 0;
+                for (int y = 0; y < H; y++)
+                    for (int x = 0; x < W; x++) {
+                        int v = a[y * W + x], w = b[y * W + x], ok = 0;
+                        /* nearest whole disparity of v / 16, halves up */
+                        int dv = v != inv ? (int)__builtin_floor((v + 8) / 16.0) : 0;
+                        int xr = x - dv;
+                        if (v != inv && xr >= 0 && xr < W && b[y * W + xr] != inv)
+                            ok = abs(v - b[y * W + xr]) <= 16 * tol;
+                        bad += o[y * W + x] != (ok ? v : inv);
+                        ok = 0;
+                        int dw = w != inv ? (int)__builtin_floor((w + 8) / 16.0) : 0;
+                        int xl = x + dw;
+                        if (w != inv && xl >= 0 && xl < W && a[y * W + xl] != inv)
+                            ok = abs(w - a[y * W + xl]) <= 16 * tol;
+                        bad += o2[y * W + x] != (ok ? w : inv);
+                    }
+                CHECKF(bad == 0, "lrcheck %dx%d M %d tol %d: %d differ", W, H, M, tol, bad);
+            }
+            /* fill */
+            memcpy(o, a, n * 2);
+            gvis_sgm_fill(o, W, H, inv);
+            bad = 0;
+            for (int y = 0; y < H; y++)
+                for (int x = 0; x < W; x++) {
+                    int v = a[y * W + x];
+                    if (v == inv) {
+                        int l = x, r = x;
+                        while (l >= 0 && a[y * W + l] == inv)
+                            l--;
+                        while (r < W && a[y * W + r] == inv)
+                            r++;
+                        if (l >= 0 && r < W)
+                            v = a[y * W + l] < a[y * W + r] ? a[y * W + l] : a[y * W + r];
+                        else if (l >= 0)
+                            v = a[y * W + l];
+                        else if (r < W)
+                            v = a[y * W + r];
+                    }
+                    bad += o[y * W + x] != v;
+                }
+            CHECKF(bad == 0, "fill %dx%d: %d differ", W, H, bad);
+            free(a), free(b), free(o), free(o2), free(e);
+        }
+}
+
+/* A random texture and its copy shifted by d: the pipeline must find d. */
+static void test_pipeline(gvis_ctx *ctx)
+{
+    const int W = 160, H = 60;
+    for (int bytes = 1; bytes <= 2; bytes++)
+        for (int M = -16; M <= 16; M += 16) {
+            const int d = M + 9;
+            gvis_image L, R;
+            t_make(&R, W, H, 3, bytes == 1 ? GVIS_U8 : GVIS_U16, 0, 0);
+            CHECK_OK(gvis_image_alloc(&L, W, H, 3, R.type, 0));
+            for (int y = 0; y < H; y++)
+                for (int x = 0; x < W; x++) {
+                    int xs = x - d < 0 ? 0 : x - d >= W ? W - 1 : x - d;
+                    memcpy((uint8_t *)GVIS_ROW(&L, y) + (size_t)x * 3 * bytes,
+                           (uint8_t *)GVIS_ROW(&R, y) + (size_t)xs * 3 * bytes, (size_t)3 * bytes);
+                }
+            gvis_sgm_params p;
+            gvis_sgm_defaults(&p);
+            p.max_disp = 32;
+            p.min_disp = M;
+            gvis_disp out, outr;
+            CHECK_OK(gvis_sgm(ctx, &L, &R, &p, &out, &outr));
+            int good = 0, total = 0;
+            for (int y = 4; y < H - 4; y++)
+                for (int x = 30; x < W - 30; x++) {
+                    total++;
+                    good += out.data[y * W + x] == 16 * d;
+                }
+            CHECKF(good > total * 95 / 100, "shift %d u%d: %d of %d pixels right", d, 8 * bytes, good, total);
+            good = 0;
+            for (int y = 4; y < H - 4; y++)
+                for (int x = 30; x < W - 30; x++)
+                    good += outr.data[y * W + x] == 16 * d;
+            CHECKF(good > total * 95 / 100, "right view, shift %d: %d of %d pixels right", d, good, total);
+            gvis_disp_free(&out);
+            gvis_disp_free(&outr);
+            gvis_image_free(&L);
+            gvis_image_free(&R);
+        }
+}
+
+static void test_errors(gvis_ctx *ctx)
+{
+    gvis_sgm_params p;
+    gvis_sgm_defaults(&p);
+    CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_OK);
+    p.max_disp = 100;
+    CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_E_ARG);
+    p.max_disp = 528;
+    CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_E_ARG);
+    p.max_disp = 512;
+    CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_OK);
+    CHECK(gvis_sgm_check(&p, 500, 480) == GVIS_E_ARG); /* wider than the image */
+    gvis_sgm_defaults(&p);
+    p.p2 = 224;
+    CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_OK); /* sym: up to 224 */
+    p.p2 = 225;
+    CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_E_ARG);
+    p.census = GVIS_CENSUS_9X7;
+    p.p2 = 194;
+    CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_E_ARG);
+    gvis_sgm_defaults(&p);
+    p.p1 = 121;
+    CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_E_ARG);
+    gvis_sgm_defaults(&p);
+    p.uniqueness = 0;
+    CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_E_ARG);
+    gvis_sgm_defaults(&p);
+    p.min_disp = 700;
+    CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_E_ARG);
+    p.paths = 6;
+    CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_E_ARG);
+    /* mismatched pair */
+    gvis_image a, b;
+    t_make(&a, 64, 20, 1, GVIS_U8, 0, 0);
+    t_make(&b, 65, 20, 1, GVIS_U8, 0, 0);
+    gvis_sgm_defaults(&p);
+    p.max_disp = 32;
+    gvis_disp o;
+    CHECK(gvis_sgm(ctx, &a, &b, &p, &o, NULL) == GVIS_E_FORMAT);
+    gvis_image_free(&b);
+    t_make(&b, 64, 20, 1, GVIS_U16, 0, 0);
+    CHECK(gvis_sgm(ctx, &a, &b, &p, &o, NULL) == GVIS_E_FORMAT);
+    gvis_image_free(&b);
+    gvis_image_free(&a);
+}
+
+int main(void)
+{
+    gvis_ctx *ctx = t_cpu_ctx();
+    t_seed(6);
+    test_gray();
+    test_census();
+    test_aggregate();
+    test_path_first_pixel();
+    test_wta();
+    test_post();
+    test_pipeline(ctx);
+    test_errors(ctx);
+    gvis_ctx_free(ctx);
+    return t_done("test_sgm");
+}
