@@ -1,5 +1,6 @@
 /* gvis info: version, build features and the CUDA devices seen, or why none is usable. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"

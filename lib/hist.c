@@ -34,7 +34,7 @@ struct hist_job {
     const uint16_t *map; /* 16-bit: sample -> bin (bins = outside the range) */
 };
 
-static void count_gray8(const uint8_t *p, size_t n, uint32_t *h0)
+void gvis_count_u8(const uint8_t *p, size_t n, uint32_t *h0)
 {
     uint32_t *h1 = h0 + 256, *h2 = h0 + 512, *h3 = h0 + 768;
     size_t i = 0;
@@ -90,7 +90,7 @@ static void hist_task(void *arg, int index, int count)
         if (img->type == GVIS_U8) {
             const uint8_t *row = GVIS_ROW(img, y);
             if (ch == 1) {
-                count_gray8(row, (size_t)img->width, h);
+                gvis_count_u8(row, (size_t)img->width, h);
             } else if (sel >= 0) {
                 uint32_t *h1 = h + 256;
                 int x = 0;

@@ -23,6 +23,10 @@ struct gvis_ctx {
 #endif
 };
 
+/* Adds the n bytes at p to four interleaved 256-bin histograms h[0..1023] (summed by
+ * the caller): repeated values then do not wait on one counter. */
+void gvis_count_u8(const uint8_t *p, size_t n, uint32_t *h);
+
 /* Runs fn(arg) ctx->repeat times on the CPU and adds the median time to compute_ms. */
 int gvis_time_cpu(gvis_ctx *ctx, int (*fn)(void *arg), void *arg);
 
