@@ -220,7 +220,7 @@ static int disparity_one(gvis_ctx *ctx, struct disp_opts *o, const struct pair *
         goto done;
     if (preview_path) {
         gvis_image pv = {0};
-        rc = gvis_disp_preview(&dl, o->p.min_disp, o->p.min_disp + o->p.max_disp - 1, &pv);
+        rc = gvis_disp_preview(&dl, 0, 0, &pv);
         if (!rc)
             rc = gvis_save(ctx, preview_path, GVIS_FMT_PNG, &pv);
         gvis_image_free(&pv);

@@ -107,6 +107,35 @@ int gvis_disp_preview(const gvis_disp *d, double lo, double hi, gvis_image *out)
     for (int i = 0; i < 4096; i++)
         turbo(i / 4095.0, lut[i]);
     const int16_t inv = GVIS_SGM_INVALID(d->min_disp);
+    if (!(hi > lo)) {
+        /* the map's own range, from its 1st to its 99th percentile of valid disparities:
+         * the colours spread over what is there, a few outliers do not squeeze them */
+        uint32_t *count = calloc(65536, sizeof *count);
+        if (!count) {
+            gvis_image_free(out);
+            return gvis_error(GVIS_E_NOMEM, "out of memory");
+        }
+        size_t n = 0;
+        for (size_t i = 0; i < (size_t)d->width * d->height; i++)
+            if (d->data[i] != inv) {
+                count[d->data[i] + 32768]++;
+                n++;
+            }
+        size_t acc = 0, lo_rank = n / 100, hi_rank = n - n / 100;
+        int lo_v = 0, hi_v = 0, have_lo = 0;
+        for (int v = 0; v < 65536 && n; v++) {
+            acc += count[v];
+            if (!have_lo && acc > lo_rank)
+                lo_v = v - 32768, have_lo = 1;
+            if (acc >= hi_rank) {
+                hi_v = v - 32768;
+                break;
+            }
+        }
+        free(count);
+        lo = lo_v / 16.0;
+        hi = hi_v > lo_v ? hi_v / 16.0 : lo + 1;
+    }
     const double span = hi > lo ? hi - lo : 1.0;
     for (int y = 0; y < d->height; y++) {
         uint8_t *o = GVIS_ROW(out, y);

@@ -19,7 +19,8 @@ int gvis_disp_kitti(const gvis_disp *d, gvis_image *out, size_t *zero, size_t *n
 int gvis_disp_float(const gvis_disp *d, gvis_image *out);
 /* The int16 map as it is (x16, invalid = 16 (min_disp - 1)) in an NPY file ('<i2', H x W). */
 int gvis_disp_encode_cv16(const gvis_disp *d, gvis_buf *b);
-/* 8-bit RGB: the turbo colour map over [lo, hi] pixels, invalid black. */
+/* 8-bit RGB: the turbo colour map over [lo, hi] pixels (hi <= lo: over the map's own
+ * range of valid disparities), invalid black. */
 int gvis_disp_preview(const gvis_disp *d, double lo, double hi, gvis_image *out);
 
 /* OpenCV's reprojection matrix Q (row major) from focal length, baseline and
