@@ -58,7 +58,7 @@ void gvis_ycrcb_to_rgb(const uint8_t in[3], uint8_t rgb[3])
 /* One task's counters: on their own cache lines, with a gap before the next task's,
  * so that the two cores never write to one line. */
 typedef struct {
-    _Alignas(64) uint32_t h[4][256];
+    _Alignas(64) uint32_t h[GVIS_COUNT_REPLICAS][256];
     uint32_t gap[16];
 } eq_counts;
 
@@ -66,7 +66,7 @@ struct eq_job {
     const gvis_image *in;
     gvis_image *out;
     int per_channel;
-    eq_counts *partial; /* per task: four replicas (gray, luma) or one per channel */
+    eq_counts *partial; /* per task: replicas (gray, luma) or one per channel */
     uint8_t lut[4][256];
     uint16_t *pair;     /* gray: the LUT of byte pairs, pair[a | b << 8] = lut[a] | lut[b] << 8 */
 };
@@ -171,7 +171,7 @@ static int eq_cpu_once(void *arg)
     for (int l = 0; l < nl; l++) {
         uint32_t h[256] = {0};
         for (int t = 0; t < tasks; t++)
-            for (int r = 0; r < (nl == 1 ? 4 : 1); r++)
+            for (int r = 0; r < (nl == 1 ? GVIS_COUNT_REPLICAS : 1); r++)
                 for (int b = 0; b < 256; b++)
                     h[b] += j.partial[t].h[nl == 1 ? r : l][b];
         gvis_equalize_lut(h, total, j.lut[l]);

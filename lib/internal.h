@@ -23,8 +23,10 @@ struct gvis_ctx {
 #endif
 };
 
-/* Adds the n bytes at p to four interleaved 256-bin histograms h[0..1023] (summed by
- * the caller): repeated values then do not wait on one counter. */
+/* Adds the n bytes at p to GVIS_COUNT_REPLICAS interleaved 256-bin histograms
+ * h[0 .. 256 * GVIS_COUNT_REPLICAS) (summed by the caller): repeated values then do not
+ * wait on one counter. */
+#define GVIS_COUNT_REPLICAS 8
 void gvis_count_u8(const uint8_t *p, size_t n, uint32_t *h);
 
 /* Runs fn(arg) ctx->repeat times on the CPU and adds the median time to compute_ms. */
