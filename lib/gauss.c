@@ -514,7 +514,7 @@ static void gauss_task(void *arg, int index, int count)
             }
             rows[nr] = GVIS_ROW(src, r);
             wf[nr] = d->wy[k];
-            w16[nr] = (int16_t)d->wy[k];
+            w16[nr] = src->type == GVIS_U8 ? (int16_t)d->wy[k] : 0; /* 8-bit weights fit; others reach 65536 */
             w32[nr] = (uint32_t)d->wy[k];
             nr++;
         }
