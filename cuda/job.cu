@@ -80,6 +80,17 @@ extern "C" int gvis_cu_buffer(gvis_cu_job *j, int slot, size_t bytes, void **d)
             j->dev[slot] = NULL;
             return (int)e;
         }
+        // Zeroed once: uploads write only the rows' bytes, and kernels that load a
+        // vector straddling a row's end (then ignore the part past it) would otherwise
+        // read the pitch padding uninitialised (compute-sanitizer initcheck; a float
+        // NaN there would survive a zero weight).
+        e = cudaMemsetAsync(j->dev[slot], 0, bytes, j->stream);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            cudaFree(j->dev[slot]);
+            j->dev[slot] = NULL;
+            return (int)e;
+        }
         j->dev_size[slot] = bytes;
     }
     *d = j->dev[slot];
