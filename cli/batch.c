@@ -34,6 +34,50 @@ static int is_dir(const char *p)
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+struct named_output {
+    char *out;
+    int input;
+};
+
+static int cmp_output(const void *a, const void *b)
+{
+    const struct named_output *x = a, *y = b;
+    int c = strcmp(x->out, y->out);
+    return c ? c : x->input - y->input;
+}
+
+int cli_distinct_outputs(const char *dir, char *const *inputs, int n, const char *ext)
+{
+    int status = -1;
+    if (n < 2)
+        return status;
+    struct named_output *v = calloc((size_t)n, sizeof *v);
+    if (!v) {
+        cli_error("out of memory");
+        return EXIT_RUNTIME;
+    }
+    for (int i = 0; i < n && status < 0; i++) {
+        v[i].input = i;
+        if (!(v[i].out = cli_output_in_dir(dir, inputs[i], ext))) {
+            cli_error("out of memory");
+            status = EXIT_RUNTIME;
+        }
+    }
+    if (status < 0) {
+        qsort(v, (size_t)n, sizeof *v, cmp_output);
+        for (int i = 1; i < n && status < 0; i++) {
+            const char *a = inputs[v[i - 1].input], *b = inputs[v[i].input];
+            if (strcmp(v[i - 1].out, v[i].out) == 0 && strcmp(a, b) != 0 && !gvis_same_file(a, b))
+                status = cli_usage_error("'%s' and '%s' would both be written to '%s' (rename one, or run them apart)",
+                                         a, b, v[i].out);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        free(v[i].out);
+    free(v);
+    return status;
+}
+
 int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ctx *ctx, cli_file_fn fn, void *arg,
                   const char *out_ext)
 {
@@ -49,6 +93,11 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
         to_dir = o[n - 1] == '/' || is_dir(o);
         if (!to_dir && args->ninputs > 1)
             return cli_usage_error("%d inputs need -o DIR/ (a directory, one output per input)", args->ninputs);
+        if (to_dir && args->ninputs > 1) {
+            int rc = cli_distinct_outputs(o, args->inputs, args->ninputs, out_ext ? out_ext : args->format);
+            if (rc >= 0)
+                return rc;
+        }
         if (to_dir && !is_dir(o) && mkdir(o, 0777) != 0) {
             cli_error("'%s': cannot create directory: %s", o, strerror(errno));
             return EXIT_RUNTIME;
@@ -79,6 +128,14 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
         } else {
             cli_info("%s%s%s", in, out ? " -> " : "", out ? out : "");
             rc = fn(ctx, in, out, arg);
+        }
+        if (rc && cli_stdout_closed()) {
+            /* The reader of our output has gone (`gvis ... | head`): the rest of the
+             * batch has nowhere to go.  Stop quietly with status 1. */
+            free(owned);
+            if (status < EXIT_RUNTIME)
+                status = EXIT_RUNTIME;
+            break;
         }
         if (rc) {
             if (rc != GVIS_E_INTERRUPTED)

@@ -91,6 +91,10 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
                   void *arg, const char *out_ext);
 /* Derives the output path for in with extension ext inside dir (malloc'd). */
 char *cli_output_in_dir(const char *dir, const char *in, const char *ext);
+/* Two different inputs with one base name (a/x.png, b/x.png) would both be written to
+ * DIR/x.png, the second over the first: refuses that (a usage error, reported) before any
+ * work.  Returns -1 when every output is distinct, else the exit status to return. */
+int cli_distinct_outputs(const char *dir, char *const *inputs, int n, const char *ext);
 
 /* Messages on stderr: "gvis SUB: message". */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -100,6 +104,12 @@ void cli_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Maps a gvis_status to an exit status (GVIS_E_ARG -> 2, others -> 1). */
 int cli_exit_status(int status);
+/* 1 when standard output is a pipe or socket whose reader has gone (a closed pipe:
+ * writes fail with EPIPE, SIGPIPE being ignored); gvis then stops quietly with status 1. */
+int cli_stdout_closed(void);
+/* Flushes standard output at exit: a closed pipe is quiet, another write error is
+ * reported; returns rc, or 1 when rc was 0 and stdout could not be written. */
+int cli_finish_stdout(int rc);
 
 /* Writes a buffer to path ("-": stdout) atomically, timed as save; returns a status. */
 int cli_write_output(gvis_ctx *ctx, const char *path, const gvis_buf *b);

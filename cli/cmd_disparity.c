@@ -200,6 +200,11 @@ static int disparity_one(gvis_ctx *ctx, struct disp_opts *o, const struct pair *
     const char *outs[4] = {out, right_path, preview_path, ply_path};
     for (int i = 0; i < 4 && !rc; i++)
         rc = refuse_input(outs[i], pr);
+    /* two outputs given one name: the second would replace the first */
+    for (int i = 0; i < 4 && !rc; i++)
+        for (int k = i + 1; k < 4 && !rc && outs[i] && strcmp(outs[i], "-") != 0; k++)
+            if (outs[k] && (strcmp(outs[i], outs[k]) == 0 || gvis_same_file(outs[i], outs[k])))
+                rc = gvis_error(GVIS_E_ARG, "'%s' is named for two outputs", outs[k]);
     if (rc)
         goto done;
     o->fail_file = pr->left;
@@ -490,8 +495,23 @@ int cmd_disparity(int argc, char **argv)
             cli_error("'%s': cannot create directory: %s", dirs[i], strerror(errno));
             status = EXIT_RUNTIME;
         }
-    const int dirs_failed = status != EXIT_OK;
     const char *ext = kind_ext(o.format ? out_kind(o.format, NULL) : OUT_KITTI);
+    if (status == EXIT_OK && o.many && args.output && npairs > 1) {
+        /* two left images of one base name would write one DIR/NAME: refuse before any work */
+        char **lefts = malloc(sizeof *lefts * (size_t)npairs);
+        if (!lefts) {
+            cli_error("out of memory");
+            status = EXIT_RUNTIME;
+        } else {
+            for (int i = 0; i < npairs; i++)
+                lefts[i] = pairs[i].left;
+            int st = cli_distinct_outputs(args.output, lefts, npairs, ext);
+            if (st >= 0)
+                status = st;
+            free(lefts);
+        }
+    }
+    const int dirs_failed = status != EXIT_OK;
     for (int i = 0; i < npairs && !dirs_failed; i++) {
         char *out = NULL;
         o.fail_file = NULL;

@@ -103,6 +103,15 @@ static int format_hist(const struct hist_opts *o, const char *in, const gvis_ima
 static int hist_one(gvis_ctx *ctx, const char *in, const char *out, void *arg)
 {
     struct hist_opts *o = arg;
+    if (o->plot && out && strcmp(out, "-") != 0) {
+        /* the plot and the -o output must be two files: checked before anything is written */
+        char *pp = o->many || o->plot[strlen(o->plot) - 1] == '/' ? cli_output_in_dir(o->plot, in, "png") : NULL;
+        const char *plot = pp ? pp : o->plot;
+        int same = strcmp(plot, out) == 0 || gvis_same_file(plot, out);
+        free(pp);
+        if (same)
+            return gvis_error(GVIS_E_ARG, "-o and --plot both name '%s'", out);
+    }
     gvis_image img = {0};
     int rc = gvis_load(ctx, in, &img);
     if (rc)

@@ -181,6 +181,14 @@ static int is_tensor_output(const struct warp_opts *o, const char *out)
 static int warp_one(gvis_ctx *ctx, const char *in, const char *out, void *arg)
 {
     struct warp_opts *o = arg;
+    /* Refuse a matrix file that would replace the input or the image before writing
+     * anything: a failing input leaves no output behind. */
+    if (o->save_matrix && !o->save_dir && strcmp(o->save_matrix, "-") != 0) {
+        if (gvis_same_file(o->save_matrix, in))
+            return gvis_error(GVIS_E_IO, "refusing to write the matrix over input file '%s'", in);
+        if (out && strcmp(out, "-") != 0 && (strcmp(out, o->save_matrix) == 0 || gvis_same_file(out, o->save_matrix)))
+            return gvis_error(GVIS_E_ARG, "'%s' is named for two outputs", out);
+    }
     gvis_image img = {0};
     int rc = gvis_load(ctx, in, &img);
     if (rc)
@@ -355,8 +363,9 @@ static int warp_main(struct warp_opts *op, const struct cli_cmd *cmdp, struct cl
         if (o.matrix_file) {
             int st = gvis_matrix_read(o.matrix_file, fwd, inv);
             if (st) {
+                /* a file's content is data: a bad one is a failure at run time (status 1) */
                 cli_error("'%s': %s", o.matrix_file, gvis_errmsg());
-                        return st == GVIS_E_IO || st == GVIS_E_NOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+                return EXIT_RUNTIME;
             }
             /* the file's first matrix, read as --matrix would be (--inverse applies to it) */
             memcpy(o.matrix, fwd, sizeof o.matrix);
@@ -368,7 +377,12 @@ static int warp_main(struct warp_opts *op, const struct cli_cmd *cmdp, struct cl
         p.inverse = o.inverse;
         p.width = p.height = 1;
         if (gvis_warp_prepare(&p, NULL, NULL)) {
-                return cli_usage_error("%s", gvis_errmsg());
+            /* singular or not finite: a usage error when given as --matrix, bad data in a file */
+            if (o.matrix_file) {
+                cli_error("'%s': %s", o.matrix_file, gvis_errmsg());
+                return EXIT_RUNTIME;
+            }
+            return cli_usage_error("%s", gvis_errmsg());
         }
     }
     int status;

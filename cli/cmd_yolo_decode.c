@@ -473,14 +473,16 @@ int cmd_yolo_decode(int argc, char **argv)
     /* several documents to one stream: one JSON array of them */
     gvis_buf br = {0};
     if (o.many && k == OUT_JSON && (gvis_buf_printf(&br, "[\n") || cli_write_output(ctx, "-", &br))) {
-        cli_error("error writing to standard output: %s", gvis_errmsg());
+        if (!cli_stdout_closed()) /* a reader that has gone: quiet, status 1 */
+            cli_error("error writing to standard output: %s", gvis_errmsg());
         status = EXIT_RUNTIME;
     } else {
         status = cli_run_batch(&cmd, &args, ctx, yolo_one, &o, ext);
         br.len = 0;
         if (o.many && k == OUT_JSON &&
             (gvis_buf_printf(&br, o.json_count ? "\n]\n" : "]\n") || cli_write_output(ctx, "-", &br))) {
-            cli_error("error writing to standard output: %s", gvis_errmsg());
+            if (!cli_stdout_closed())
+                cli_error("error writing to standard output: %s", gvis_errmsg());
             status = EXIT_RUNTIME;
         }
     }

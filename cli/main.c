@@ -98,6 +98,9 @@ int main(int argc, char **argv)
     signal(SIGHUP, on_signal);
     /* A closed pipe shows up as EPIPE from write(), reported quietly with status 1. */
     signal(SIGPIPE, SIG_IGN);
+    /* Over a file-size limit (ulimit -f) a write fails with EFBIG and is reported, and
+     * the temporary output removed, instead of the process being killed mid-file. */
+    signal(SIGXFSZ, SIG_IGN);
 
     int i = cli_parse_globals(argc, argv);
     if (i < 0)
@@ -109,21 +112,18 @@ int main(int argc, char **argv)
     const char *name = argv[i];
     if (strcmp(name, "--version") == 0) {
         printf("gvis %s%s\n", GVIS_VERSION_STRING, gvis_build_has_cuda() ? " (CUDA)" : " (CPU only)");
-        return fflush(stdout) == 0 ? EXIT_OK : EXIT_RUNTIME;
+        return cli_finish_stdout(EXIT_OK);
     }
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
         usage(stdout);
-        return fflush(stdout) == 0 ? EXIT_OK : EXIT_RUNTIME;
+        return cli_finish_stdout(EXIT_OK);
     }
     if (strcmp(name, "help") == 0)
         return show_man(i + 1 < argc ? argv[i + 1] : NULL);
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
         if (strcmp(commands[k].name, name) == 0) {
             g_cmd = commands[k].name;
-            int rc = commands[k].fn(argc - i, argv + i);
-            if (fflush(stdout) != 0 && rc == EXIT_OK)
-                rc = EXIT_RUNTIME;
-            return rc;
+            return cli_finish_stdout(commands[k].fn(argc - i, argv + i));
         }
     }
     fprintf(stderr, "gvis: unknown subcommand '%s'\nTry 'gvis --help' for the list.\n", name);

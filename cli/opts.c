@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -12,6 +14,16 @@ struct global_opts g_opts = {"auto", 0, 1, 0, 0, 0};
 const char *g_cmd = NULL;
 
 const char *cli_command_summary(const char *name); /* main.c */
+
+/* strerror() in the lower case of gvis messages. */
+static const char *lower_strerror(int e)
+{
+    static char t[128];
+    snprintf(t, sizeof t, "%s", strerror(e));
+    if (t[0] >= 'A' && t[0] <= 'Z' && (t[1] < 'A' || t[1] > 'Z'))
+        t[0] = (char)(t[0] - 'A' + 'a');
+    return t;
+}
 
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
@@ -62,6 +74,27 @@ int cli_usage_error(const char *fmt, ...)
 int cli_exit_status(int status)
 {
     return status == GVIS_OK ? EXIT_OK : status == GVIS_E_ARG ? EXIT_USAGE : EXIT_RUNTIME;
+}
+
+int cli_stdout_closed(void)
+{
+    /* poll() reports POLLERR on the write end of a pipe with no reader left (and
+     * POLLHUP on a socket whose peer has gone); a file or terminal is writable. */
+    struct pollfd p = {STDOUT_FILENO, POLLOUT, 0};
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+int cli_finish_stdout(int rc)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0;
+    int e = errno;
+    bad |= ferror(stdout) != 0;
+    if (!bad)
+        return rc;
+    if (e != EPIPE && !cli_stdout_closed())
+        cli_error("cannot write to standard output%s%s", e ? ": " : "", e ? lower_strerror(e) : "");
+    return rc == EXIT_OK ? EXIT_RUNTIME : rc;
 }
 
 /* ---- value parsers ---- */

@@ -34,7 +34,7 @@ int gvis_cuda_devices(int *count, char *reason, size_t reason_len)
 #ifdef GVIS_HAVE_CUDA
     int n = 0, err = gvis_cu_device_count(&n);
     if (err) {
-        /* 35 (insufficient driver) and 34 (stub library) mean: no driver on this machine. */
+        /* 35 (insufficient driver) and 34 (the driver placeholder library) mean: no driver here. */
         if (err == 35 || err == 34 || err == 100)
             snprintf(reason, reason_len, "no CUDA driver or GPU found (%s)", gvis_cu_strerror(err));
         else
@@ -182,7 +182,14 @@ int gvis_load(gvis_ctx *ctx, const char *path, gvis_image *img)
 {
     double t0 = gvis_now_ms();
     gvis_buf b = {0};
-    size_t limit = 0; /* the decoders check the pixel count from the header */
+    /* The decoders check the pixel count from the header; the file itself is bounded by
+     * what an image under the pixel limit can take (RGBA float, 16 bytes a pixel, and
+     * headers), so that /dev/zero or a huge stray file cannot exhaust memory first. */
+    size_t px = ctx->io.max_pixels ? ctx->io.max_pixels : GVIS_DEFAULT_MAX_PIXELS, limit;
+    if (gvis_mul_size(px, 16, &limit) || limit > SIZE_MAX - ((size_t)2 << 20))
+        limit = SIZE_MAX;
+    else
+        limit += (size_t)2 << 20;
     int rc = gvis_read_file(path, &b, limit);
     if (!rc)
         rc = gvis_image_decode(b.data, b.len, &ctx->io, img);

@@ -8,17 +8,24 @@ static _Thread_local char message[1024];
 
 int gvis_error(int status, const char *fmt, ...)
 {
+    /* Formatted aside first: callers pass gvis_errmsg() itself as an argument
+     * (gvis_error(E, "%s", gvis_errmsg()) to change the status), and vsnprintf into the
+     * buffer it reads from left the message empty (found by tests/fuzz/fuzz_matrix). */
+    char text[sizeof message];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    memcpy(message, text, sizeof message);
     return status;
 }
 
 const char *gvis_errmsg(void) { return message; }
 
-void gvis_error_prefix(const char *prefix)
+void gvis_error_prefix(const char *prefix0)
 {
+    char prefix[sizeof message]; /* the prefix may be (part of) the message itself */
+    snprintf(prefix, sizeof prefix, "%s", prefix0);
     size_t p = strlen(prefix), m = strlen(message);
     if (p + 2 >= sizeof message)
         p = sizeof message - 3;

@@ -84,6 +84,21 @@ static int paeth(int a, int b, int c)
     return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
 }
 
+/* stb_image_write counts in int: its zlib compressor's output buffer grows by doubling
+ * an int capacity (overflowing once the output passes 1 GiB), its PNG writer sizes the
+ * filtered rows as (x*n+1)*y and its JPEG, BMP and TGA writers index pixels as y*x*n.
+ * Larger images (possible with --max-pixels above the default) are refused here, before
+ * stb's arithmetic wraps and writes out of bounds. */
+#define STB_ZLIB_MAX ((size_t)1 << 29)
+#define STB_WRITE_MAX ((size_t)INT32_MAX)
+
+static int too_large_for_png(size_t bytes)
+{
+    return gvis_error(GVIS_E_LIMIT,
+                      "image too large for PNG (%zu bytes of rows, at most %zu): write .pgm/.ppm, .pfm or .npy",
+                      bytes, STB_ZLIB_MAX);
+}
+
 static int encode_png16(const gvis_image *img, gvis_buf *b)
 {
     static int crc_ready;
@@ -92,8 +107,8 @@ static int encode_png16(const gvis_image *img, gvis_buf *b)
         crc_ready = 1;
     }
     size_t bpp = (size_t)img->channels * 2, row = (size_t)img->width * bpp, total;
-    if (gvis_mul_size(row + 1, (size_t)img->height, &total) || total > 0x7fffffff)
-        return gvis_error(GVIS_E_LIMIT, "image too large for a 16-bit PNG");
+    if (gvis_mul_size(row + 1, (size_t)img->height, &total) || total > STB_ZLIB_MAX)
+        return too_large_for_png(total);
     uint8_t *raw = malloc(total), *be = malloc(row * 2), *cand = malloc(row);
     if (!raw || !be || !cand) {
         free(raw), free(be), free(cand);
@@ -253,8 +268,14 @@ int gvis_image_encode(const gvis_image *img, gvis_format f, const gvis_io_opts *
     default:
         return gvis_error(GVIS_E_FORMAT, "cannot write images as '%s'", *fname ? fname : "an unknown format");
     }
-    if ((size_t)img->width * img->channels > INT32_MAX)
-        return gvis_error(GVIS_E_LIMIT, "image too wide to encode");
+    size_t rows;
+    if (gvis_mul_size((size_t)img->width * img->channels + 1, (size_t)img->height, &rows))
+        rows = SIZE_MAX;
+    if (f == GVIS_FMT_PNG && rows > STB_ZLIB_MAX)
+        return too_large_for_png(rows);
+    if (rows > STB_WRITE_MAX)
+        return gvis_error(GVIS_E_LIMIT, "image too large for %s (%zu bytes): write .pgm/.ppm or .npy",
+                          f == GVIS_FMT_JPEG ? "JPEG" : f == GVIS_FMT_BMP ? "BMP" : "TGA", rows);
     size_t start = b->len, row;
     uint8_t *tight = NULL;
     const void *px = img->data;

@@ -87,6 +87,8 @@ check "equalize per channel equals OpenCV's" cmp -s "$T/h1" "$T/h2"
 ok "equalize through a pipe" sh -c "cat '$H/smooth_gray.png' | '$GVIS' hist --equalize - -o - --format png | '$GVIS' hist - >'$T/h1'"
 "$GVIS" hist "$H/smooth_gray_eq.png" >"$T/h2"
 check "pipe result equals OpenCV's" cmp -s "$T/h1" "$T/h2"
+fails "-o and --plot one file" 2 "-o and --plot both name '$T/same-out.png'" "$GVIS" hist --equalize "$T/g.png" -o "$T/same-out.png" --plot "$T/same-out.png"
+check "no file for -o and --plot one file" test ! -e "$T/same-out.png"
 fails "equalize needs -o" 2 "--equalize needs -o" "$GVIS" hist --equalize "$T/g.png"
 fails "equalize to stdout needs --format" 2 "needs --format" "$GVIS" hist --equalize "$T/g.png" -o -
 fails "per-channel alone" 2 "goes with --equalize" "$GVIS" hist --per-channel "$T/g.png"
