@@ -716,6 +716,8 @@ static int warp_on_cuda(gvis_ctx *ctx, void *arg)
         return gvis_cuda_download_image(ctx, op->d_dst, op->dpitch, op->dst);
     return gvis_cuda_download(ctx, op->arr->data, op->d_dst, op->arr->nbytes);
 }
+#else
+#define warp_on_cuda NULL /* gvis_dispatch runs the CPU implementation */
 #endif
 
 static int make_desc(gvis_ctx *ctx, const gvis_image *src, const gvis_warp_params *p, gvis_warp_desc *d)
@@ -769,11 +771,7 @@ int gvis_warp(gvis_ctx *ctx, const gvis_image *src, const gvis_warp_params *p, g
     rc = gvis_image_alloc(dst, p->width, p->height, src->channels, src->type, 0);
     if (rc)
         return rc;
-#ifdef GVIS_HAVE_CUDA
     rc = gvis_dispatch(ctx, "warpaffine", warp_on_cpu, warp_on_cuda, &op);
-#else
-    rc = gvis_dispatch(ctx, "warpaffine", warp_on_cpu, NULL, &op);
-#endif
     if (rc)
         gvis_image_free(dst);
     return rc;
@@ -820,11 +818,7 @@ int gvis_warp_tensor(gvis_ctx *ctx, const gvis_image *src, const gvis_warp_param
     out->data = aligned_alloc(64, (n + 63) / 64 * 64);
     if (!out->data)
         return gvis_error(GVIS_E_NOMEM, "out of memory allocating a %zu-byte tensor", n);
-#ifdef GVIS_HAVE_CUDA
     rc = gvis_dispatch(ctx, "warpaffine", warp_on_cpu, warp_on_cuda, &op);
-#else
-    rc = gvis_dispatch(ctx, "warpaffine", warp_on_cpu, NULL, &op);
-#endif
     if (rc)
         gvis_array_free(out);
     return rc;
