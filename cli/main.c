@@ -1,5 +1,6 @@
 /* gvis: a command-line stereo and vision toolbox.  The commands[] table below is the
  * one list of subcommands: `gvis --help` prints it and main() dispatches through it. */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,8 +50,17 @@ static void usage(FILE *f)
             "See 'gvis SUBCOMMAND --help' and 'gvis help SUBCOMMAND'.\n");
 }
 
+static pthread_t main_thread;
+
+/* The temporaries are removed on the main thread, the one that makes them: a signal the
+ * kernel gave to a worker or a CUDA driver thread is passed to it, so that the main thread
+ * is stopped where it is and cannot create a file while the handler runs. */
 static void on_signal(int sig)
 {
+    if (!pthread_equal(pthread_self(), main_thread)) {
+        pthread_kill(main_thread, sig);
+        return;
+    }
     gvis_remove_temp_files();
     signal(sig, SIG_DFL);
     raise(sig);
@@ -93,6 +103,7 @@ static int show_man(const char *sub)
 
 int main(int argc, char **argv)
 {
+    main_thread = pthread_self();
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* strerror() in the lower case gvis messages use. */
@@ -119,7 +121,9 @@ int gvis_read_file(const char *path, gvis_buf *b, size_t max_bytes)
 }
 
 /* Temporary files not yet renamed, for removal on a signal.  A fixed table of fixed
- * strings: the signal handler may only read memory and call unlink(). */
+ * strings: the signal handler may only read memory and call unlink().  Only the main
+ * thread writes files, and the CLI's handler runs on the main thread (it hands a signal
+ * that lands on another thread over to it). */
 #define MAX_TEMPS 16
 static char temp_paths[MAX_TEMPS][PATH_MAX];
 static volatile sig_atomic_t temp_used[MAX_TEMPS];
@@ -139,6 +143,24 @@ static void temp_release(int slot)
 {
     if (slot >= 0)
         temp_used[slot] = 0;
+}
+
+/* Six random characters and the final NUL at p. */
+static void temp_name_suffix(char *p)
+{
+    static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    static unsigned long long counter;
+    unsigned char r[6];
+    if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 32) ^ ++counter;
+        for (int i = 0; i < 6; i++, x = x * 6364136223846793005ull + 1442695040888963407ull)
+            r[i] = (unsigned char)(x >> 56);
+    }
+    for (int i = 0; i < 6; i++)
+        p[i] = set[r[i] % 62];
+    p[6] = 0;
 }
 
 void gvis_remove_temp_files(void)
@@ -189,23 +211,27 @@ int gvis_write_file_atomic(const char *path, const void *data, size_t len)
             return gvis_error(GVIS_E_IO, "cannot write '%s': %s", path, errtext(err));
         return GVIS_OK;
     }
+    /* The temporary's name is registered before the file exists, so that a signal at any
+     * moment finds every temporary that exists in the table (unlinking a name not yet
+     * created is harmless).  Hence gvis names it itself instead of calling mkstemp. */
     char tmp[PATH_MAX];
     const char *slash = strrchr(path, '/');
     int dirlen = slash ? (int)(slash - path + 1) : 0;
-    if (snprintf(tmp, sizeof tmp, "%.*s.%s.gvis-XXXXXX", dirlen, path, slash ? slash + 1 : path) >= (int)sizeof tmp)
+    int stem = snprintf(tmp, sizeof tmp, "%.*s.%s.gvis-", dirlen, path, slash ? slash + 1 : path);
+    if (stem < 0 || stem + 7 > (int)sizeof tmp)
         return gvis_error(GVIS_E_IO, "cannot write '%s': path too long", path);
-    /* Block the signals that remove temporaries while the name is registered. */
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
-    int fd = mkostemp(tmp, O_CLOEXEC);
-    int slot = fd >= 0 ? temp_register(tmp) : -1;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int fd = -1, slot = -1, oerr = EEXIST;
+    for (int attempt = 0; fd < 0 && oerr == EEXIST && attempt < 100; attempt++) {
+        temp_name_suffix(tmp + stem);
+        slot = temp_register(tmp);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0) {
+            oerr = errno;
+            temp_release(slot);
+        }
+    }
     if (fd < 0)
-        return gvis_error(GVIS_E_IO, "cannot write '%s': %s", path, errtext(errno));
+        return gvis_error(GVIS_E_IO, "cannot write '%s': %s", path, errtext(oerr));
     int err = 0;
     if (write_all(fd, data, len) != 0)
         err = errno;
@@ -220,9 +246,7 @@ int gvis_write_file_atomic(const char *path, const void *data, size_t len)
         err = errno;
     if (err)
         unlink(tmp);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
     temp_release(slot);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (err)
         return gvis_error(GVIS_E_IO, "cannot write '%s': %s", path, errtext(err));
     return GVIS_OK;
