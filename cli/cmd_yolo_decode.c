@@ -239,13 +239,25 @@ static int load_tensor(gvis_ctx *ctx, const struct yolo_opts *o, const char *in,
     gvis_buf b = {0};
     memset(arr, 0, sizeof *arr);
     *pred = NULL;
-    int rc = gvis_read_file(in, &b, 0);
+    /* A tensor may hold as many elements as an image may hold pixels (--max-pixels), so a
+     * stray multi-gigabyte file is refused before it is read, not after. */
+    const gvis_io_opts *io = gvis_ctx_io(ctx);
+    size_t max_elems = io->max_pixels ? io->max_pixels : GVIS_DEFAULT_MAX_PIXELS, max_bytes, file_limit;
+    if (gvis_mul_size(max_elems, sizeof(float), &max_bytes) || max_bytes > SIZE_MAX - ((size_t)1 << 20))
+        max_bytes = SIZE_MAX - ((size_t)1 << 20);
+    file_limit = max_bytes + ((size_t)1 << 20); /* NPY header */
+    int rc = gvis_read_file(in, &b, file_limit);
+    if (rc == GVIS_E_LIMIT)
+        rc = gvis_error(GVIS_E_LIMIT, "tensor file is larger than %zu bytes (%zu float32 elements, --max-pixels)",
+                        file_limit, max_elems);
     size_t shape[8] = {0};
     int ndim = 0;
     if (!rc && o->shape[0]) {
         size_t want;
-        if (gvis_mul_size(o->shape[0], o->shape[1], &want) || gvis_mul_size(want, sizeof(float), &want))
-            rc = gvis_error(GVIS_E_LIMIT, "--shape %zux%zu is too large", o->shape[0], o->shape[1]);
+        if (gvis_mul_size(o->shape[0], o->shape[1], &want) || want > max_elems ||
+            gvis_mul_size(want, sizeof(float), &want))
+            rc = gvis_error(GVIS_E_LIMIT, "--shape %zux%zu is larger than the limit of %zu elements (--max-pixels)",
+                            o->shape[0], o->shape[1], max_elems);
         else if (b.len != want)
             rc = gvis_error(GVIS_E_FORMAT, "file has %zu bytes; --shape %zux%zu of float32 needs %zu", b.len,
                             o->shape[0], o->shape[1], want);
@@ -260,7 +272,7 @@ static int load_tensor(gvis_ctx *ctx, const struct yolo_opts *o, const char *in,
         }
     } else if (!rc) {
         if (b.len >= 6 && memcmp(b.data, "\x93NUMPY", 6) == 0)
-            rc = gvis_npy_decode(b.data, b.len, 0, arr);
+            rc = gvis_npy_decode(b.data, b.len, max_bytes, arr);
         else
             rc = gvis_error(GVIS_E_FORMAT, "not an NPY file (give --shape NxK for raw float32)");
     }

@@ -284,6 +284,9 @@ bad "raw tensor without --shape" 1 "'$D/good.raw': not an NPY file" "$GVIS" yolo
 bad "tensor of rank 4" 1 "'$D/t4d.npy': tensor shape \[1,1,2,6\] is neither" "$GVIS" yolo-decode "$D/t4d.npy" -o "$O/d.json"
 bad "tensor of int32" 1 "'$D/ti32.npy': tensor dtype must be float32 or float16" "$GVIS" yolo-decode "$D/ti32.npy" -o "$O/d.json"
 bad "tensor of zero boxes" 1 "'$D/tempty.npy': .*(shape|empty|zero|no )" "$GVIS" yolo-decode --layout v5 "$D/tempty.npy" -o "$O/d.json"
+bad "tensor over --max-pixels elements (npy)" 1 "'$D/nan.npy': NPY array of 48 bytes is larger than the limit of 40 bytes" "$GVIS" --max-pixels 10 yolo-decode --layout v5 "$D/nan.npy" -o "$O/d.json"
+bad "raw tensor over --max-pixels elements" 1 "'$D/good.raw': --shape 2x6 is larger than the limit of 10 elements" "$GVIS" --max-pixels 10 yolo-decode --shape 2x6 "$D/good.raw" -o "$O/d.json"
+bad "tensor file over the size limit" 1 "'$D/3mb.ppm': tensor file is larger than .* bytes \\(16 float32 elements" "$GVIS" --max-pixels 16 yolo-decode --shape 2x6 "$D/3mb.ppm" -o "$O/d.json"
 bad "image as a tensor" 1 "'$D/l.png': not an NPY file" "$GVIS" yolo-decode "$D/l.png" -o "$O/d.json"
 bad "missing class names" 1 "'$D/names-missing.txt': cannot open" "$GVIS" yolo-decode --shape 2x6 --names "$D/names-missing.txt" "$D/good.raw" -o "$O/d.json"
 
