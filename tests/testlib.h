@@ -37,7 +37,9 @@ double t_maxdiff(const gvis_image *a, const gvis_image *b);
 /* 1 when the images hold identical samples (strides may differ). */
 int t_equal(const gvis_image *a, const gvis_image *b);
 
-/* 1 when GVIS_TEST_QUICK is set (compute-sanitizer runs): tests leave out the large sizes. */
+/* The level of GVIS_TEST_QUICK (0 when unset): 1 leaves out the large sizes (the
+ * compute-sanitizer runs), 2 also thins out repeated cases (racecheck, which is slowest),
+ * keeping every kernel variant. */
 int t_quick(void);
 
 /* Returns a context on the first CUDA device, or exits 77 (skipped) when none is usable. */
