@@ -9,12 +9,11 @@
 #define THREADS 256
 enum { SHIFT = 14, HALF = 1 << (SHIFT - 1) };
 
-// scratch: 3 x 256 counts, 3 x 256 LUT bytes, then the histogram stage's own scratch
-// (zero between calls) for each of the three histograms
+// scratch: 3 x 256 counts (zero between calls: make_lut clears what it has read), and
+// 3 x 256 LUT bytes
 struct eq_scratch {
     uint32_t hist[3][256];
     uint8_t lut[3][256];
-    uint8_t hist_scratch[3][1152]; // gvis_cu_hist_scratch(1, 256) bytes each
 };
 
 extern "C" size_t gvis_cu_equalize_scratch(void) { return sizeof(eq_scratch); }
@@ -53,10 +52,13 @@ __global__ void __launch_bounds__(256) make_lut(eq_scratch *s, uint32_t total)
 {
     __shared__ uint32_t scan[256];
     __shared__ int first;
-    const uint32_t *h = s->hist[blockIdx.x];
+    __shared__ uint32_t hv[256];
+    uint32_t *h = s->hist[blockIdx.x];
     uint8_t *lut = s->lut[blockIdx.x];
     int t = threadIdx.x;
     uint32_t v = h[t];
+    h[t] = 0; // zero again for the next call's histogram
+    hv[t] = v;
     if (t == 0)
         first = 256;
     __syncthreads();
@@ -75,7 +77,7 @@ __global__ void __launch_bounds__(256) make_lut(eq_scratch *s, uint32_t total)
         lut[t] = 0;
         return;
     }
-    uint32_t h0 = h[i0];
+    uint32_t h0 = hv[i0];
     if (h0 == total) {
         lut[t] = (uint8_t)i0;
         return;
@@ -169,28 +171,22 @@ extern "C" int gvis_cu_equalize(const uint8_t *d_src, size_t spitch, uint8_t *d_
     eq_scratch *s = (eq_scratch *)d_scratch;
     if (width <= 0 || height <= 0 || (channels != 1 && channels != 3 && channels != 4) || (spitch & 15) || (dpitch & 15))
         return (int)cudaErrorInvalidValue;
-    if (gvis_cu_hist_scratch(1, 256) > sizeof s->hist_scratch[0])
-        return (int)cudaErrorInvalidValue;
     uint32_t total = (uint32_t)width * (uint32_t)height;
     int err;
     int nl = 1;
     if (channels == 1) {
-        err = gvis_cu_hist(d_src, spitch, width, height, 1, 8, -1, 256, 0, 256, s->hist[0], s->hist_scratch[0],
-                           stream);
+        err = gvis_cu_hist(d_src, spitch, width, height, 1, 8, -1, 256, 0, 256, s->hist[0], NULL, stream);
     } else if (per_channel) {
         // one histogram per colour channel; alpha is neither counted nor changed
         nl = 3;
         err = 0;
         for (int c = 0; c < 3 && !err; c++)
-            err = gvis_cu_hist(d_src, spitch, width, height, channels, 8, c, 256, 0, 256, s->hist[c],
-                               s->hist_scratch[c], stream);
+            err = gvis_cu_hist(d_src, spitch, width, height, channels, 8, c, 256, 0, 256, s->hist[c], NULL,
+                               stream);
     } else {
-        err = (int)cudaMemsetAsync(s->hist[0], 0, sizeof s->hist[0], st);
-        if (!err) {
-            luma_hist<<<grid_for((long long)width * height), THREADS, 0, st>>>(d_src, spitch, width, height, channels,
-                                                                               s->hist[0]);
-            err = (int)cudaGetLastError();
-        }
+        luma_hist<<<grid_for((long long)width * height), THREADS, 0, st>>>(d_src, spitch, width, height, channels,
+                                                                           s->hist[0]);
+        err = (int)cudaGetLastError();
     }
     if (err)
         return err;

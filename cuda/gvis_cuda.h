@@ -50,11 +50,11 @@ int gvis_cu_timer_stop(gvis_cu_job *job, float *ms);
 /* cuda/hist.cu: per-channel histograms of an 8- or 16-bit image, in one launch.
  * bits 8: bins must be 256, lo 0, hi 256; bits 16: bin = (v - lo) * bins / (hi - lo) for lo <= v < hi.
  * channel < 0: all channels, d_hist is channels x bins u32; else only that channel (bins u32).
- * d_hist is overwritten.  d_scratch: gvis_cu_hist_scratch(histograms, bins) bytes, zeroed
- * before the first call; every call leaves it zeroed again. */
-size_t gvis_cu_hist_scratch(int histograms, int bins);
+ * d_hist must be zero on entry; the counts are added into it.  d_clear (NULL, or another
+ * buffer of the same size) is zeroed by the launch, so that a caller alternating two
+ * buffers never needs a memset. */
 int gvis_cu_hist(const void *d_src, size_t pitch, int width, int height, int channels, int bits,
-                 int channel, int bins, uint32_t lo, uint32_t hi, uint32_t *d_hist, void *d_scratch, void *stream);
+                 int channel, int bins, uint32_t lo, uint32_t hi, uint32_t *d_hist, uint32_t *d_clear, void *stream);
 
 /* cuda/equalize.cu: OpenCV equalizeHist on u8 images (histogram, LUT, lookup on the device,
  * no host round trip).  channels 1: gray; 3 or 4: on luma (OpenCV's YCrCb conversion) or,

@@ -211,39 +211,42 @@ struct hist_launch {
     size_t pitch;
     const gvis_image *img;
     const gvis_hist_params *p;
-    uint32_t *d_hist;
-    void *d_scratch;
+    uint32_t *d_hist[2]; /* counted into in turn: each launch clears the other */
+    int next;
 };
 
 static int hist_launch(void *arg, void *stream)
 {
     struct hist_launch *l = arg;
+    int k = l->next;
+    l->next ^= 1;
     return gvis_cu_hist(l->d_src, l->pitch, l->img->width, l->img->height, l->img->channels,
-                        l->img->type == GVIS_U8 ? 8 : 16, l->p->channel, l->p->bins, l->p->lo, l->p->hi, l->d_hist,
-                        l->d_scratch, stream);
+                        l->img->type == GVIS_U8 ? 8 : 16, l->p->channel, l->p->bins, l->p->lo, l->p->hi, l->d_hist[k],
+                        l->d_hist[k ^ 1], stream);
 }
 
 static int hist_cuda(gvis_ctx *ctx, void *arg)
 {
     struct hist_call *c = arg;
     size_t n = (size_t)c->out->channels * (size_t)c->out->bins;
-    struct hist_launch l = {NULL, 0, c->img, c->p, NULL, NULL};
-    size_t scratch = gvis_cu_hist_scratch(c->out->channels, c->out->bins);
+    struct hist_launch l = {NULL, 0, c->img, c->p, {NULL, NULL}, 0};
+    void *d_buf;
     int rc = gvis_cuda_upload_image(ctx, 0, c->img, (void **)&l.d_src, &l.pitch);
     if (rc)
         return rc;
-    if ((rc = gvis_cuda_status(gvis_cu_buffer(ctx->job, 1, n * sizeof(uint32_t), (void **)&l.d_hist), "histogram buffer")) ||
-        (rc = gvis_cuda_status(gvis_cu_buffer(ctx->job, 2, scratch, &l.d_scratch), "histogram scratch")))
+    if ((rc = gvis_cuda_status(gvis_cu_buffer(ctx->job, 1, 2 * n * sizeof(uint32_t), &d_buf), "histogram buffers")))
         return rc;
-    /* the kernel leaves its scratch zeroed; clear it once, outside the timed runs */
-    if ((rc = gvis_cuda_status(gvis_cu_memset(ctx->job, l.d_scratch, 0, scratch), "histogram scratch")))
+    l.d_hist[0] = d_buf;
+    l.d_hist[1] = l.d_hist[0] + n;
+    /* the first launch counts into a zeroed buffer; later ones find theirs cleared */
+    if ((rc = gvis_cuda_status(gvis_cu_memset(ctx->job, d_buf, 0, 2 * n * sizeof(uint32_t)), "histogram buffers")))
         return rc;
     if ((rc = gvis_time_cuda(ctx, hist_launch, &l)))
         return rc;
     uint32_t *h = malloc(n * sizeof *h);
     if (!h)
         return gvis_error(GVIS_E_NOMEM, "out of memory");
-    rc = gvis_cuda_download(ctx, h, l.d_hist, n * sizeof *h);
+    rc = gvis_cuda_download(ctx, h, l.d_hist[l.next ^ 1], n * sizeof *h);
     for (size_t i = 0; !rc && i < n; i++)
         c->out->counts[i] = h[i];
     free(h);

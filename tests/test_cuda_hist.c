@@ -1,6 +1,7 @@
 /* CUDA histogram and equalization against the CPU: identical counts and pixels on random,
  * smooth, near-constant and constant images of awkward sizes, every channel mode, 16-bit
  * bins and ranges.  Exits 77 (skipped) without a usable GPU. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "hist.h"
@@ -75,6 +76,39 @@ int main(void)
                 gvis_image_free(&img);
             }
         }
+    /* Threads carry their row and column along a grid-stride walk: a grid of one or
+     * seven blocks makes each thread take many steps, with and without a carry into the
+     * next row, for every kernel (gray, colour, one channel, 16-bit). */
+    static const char *blocks[] = {"1", "7"};
+    const int gsizes[][2] = {{1, 1}, {1, 777}, {631, 479}, {4001, 3}, {3840, 2160}};
+    for (int e = 0; e < 2; e++) {
+        setenv("GVIS_HIST_BLOCKS", blocks[e], 1);
+        for (int s = 0; s < 5; s++)
+            for (int c = 1; c <= 3; c += 2) {
+                if (s == 4 && (t_quick() || c > 1))
+                    continue;
+                for (int kind = 0; kind < 4; kind++) {
+                    gvis_image img;
+                    char what[64];
+                    snprintf(what, sizeof what, "u8 GVIS_HIST_BLOCKS=%s", blocks[e]);
+                    t_make(&img, gsizes[s][0], gsizes[s][1], c, GVIS_U8, kind, s % 2 ? 64 : 0);
+                    gvis_hist_params p;
+                    gvis_hist_defaults(&img, &p);
+                    compare(cpu, gpu, &img, &p, what);
+                    p.channel = c - 1;
+                    compare(cpu, gpu, &img, &p, what);
+                    compare_eq(cpu, gpu, &img, 0);
+                    gvis_image_free(&img);
+                    t_make(&img, gsizes[s][0], gsizes[s][1], c, GVIS_U16, kind, s % 2 ? 64 : 0);
+                    gvis_hist_defaults(&img, &p);
+                    p.bins = 1000, p.lo = 1000, p.hi = 60001;
+                    snprintf(what, sizeof what, "u16 GVIS_HIST_BLOCKS=%s", blocks[e]);
+                    compare(cpu, gpu, &img, &p, what);
+                    gvis_image_free(&img);
+                }
+            }
+        unsetenv("GVIS_HIST_BLOCKS");
+    }
     gvis_ctx_free(gpu);
     gvis_ctx_free(cpu);
     return t_done("test_cuda_hist");
