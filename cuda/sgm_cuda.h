@@ -19,11 +19,12 @@ int gvis_cu_sgm_census(const void *d_img, size_t pitch, int bytes, int width, in
 
 /* sgm_path.cu: path costs Lr (step 4) of directions dir .. dir + ndirs - 1 (0..7,
  * lib/sgm.h's gvis_sgm_dirs), direction dir + i into d_lr + i * W*H*D (u8,
- * [y][x][k]); costs from the censuses, P2 adapted with the guide (p2_adapt 0:
- * constant).  All directions run in one launch. */
+ * [y][x][k]); costs from the censuses (census: 0 9x7, 1 centre-symmetric, whose codes
+ * fit 32 bits), P2 adapted with the guide (p2_adapt 0: constant).  All directions run
+ * in one launch. */
 int gvis_cu_sgm_path(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, int width, int height,
-                     int D, int min_disp, int p1, int p2, int p2_adapt, int dir, int ndirs, uint8_t *d_lr,
-                     void *stream);
+                     int D, int min_disp, int census, int p1, int p2, int p2_adapt, int dir, int ndirs,
+                     uint8_t *d_lr, void *stream);
 
 /* sgm_wta.cu: sums npaths volumes d_lr + i * W*H*D and takes the winner (step 5)
  * for the left (d_left) and/or the right view (d_right); either may be NULL.

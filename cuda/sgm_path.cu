@@ -41,6 +41,7 @@ __device__ __forceinline__ void store_k(uint8_t *dst, const int (&v)[K])
     }
 }
 
+// One disparity a lane (D <= 32).
 template <int K>
 __global__ void __launch_bounds__(WARPS * 32) path_kernel(path_args a)
 {
@@ -142,11 +143,192 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel(path_args a)
     }
 }
 
-extern "C" int gvis_cu_sgm_path(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, int width,
-                                int height, int D, int min_disp, int p1, int p2, int p2_adapt, int dir, int ndirs,
-                                uint8_t *d_lr, void *stream)
+// The first pixel of line `line` of direction (rx, ry); false past the last line.
+__device__ __forceinline__ bool line_start(int line, int rx, int ry, int W, int H, int &x, int &y)
 {
-    if (width <= 0 || height <= 0 || D < 16 || D > 512 || D % 16 || dir < 0 || ndirs < 1 || dir + ndirs > 8)
+    const int lines = ry == 0 ? H : rx == 0 ? W : W + H - 1;
+    if (line >= lines)
+        return false;
+    const int x0 = rx > 0 ? 0 : W - 1, y0 = ry > 0 ? 0 : H - 1;
+    if (ry == 0) {
+        x = x0;
+        y = line;
+    } else if (line < W) {
+        x = line;
+        y = y0;
+    } else {
+        x = x0;
+        y = ry > 0 ? line - W + 1 : H - 2 - (line - W);
+    }
+    return true;
+}
+
+// Two or more disparities a lane (D > 32), packed as pairs of 16-bit values in one
+// register, so that the recurrence runs on Hopper's DPX instructions (add.s16x2,
+// min.s16x2: two disparities an instruction; emulated, still exact, before sm_90):
+//   Lr(k) = C(k) + min(Lr'(k), min(Lr'(k-1), Lr'(k+1)) + P1, m + P2) - m
+// which equals lib/sgm.h's rule term by term (every term is >= m, so no half borrows;
+// every value stays below 2^15).  Pair j of a lane holds k = lane * K + 2j (low half)
+// and k + 1 (high half); the neighbours k - 1 and k + 1 are pairs shifted by one half,
+// put together with byte permutes from the adjacent pairs (or the adjacent lanes').
+// The Hamming distance of two census codes; NARROW: the centre-symmetric census, whose
+// 31 bits sit in the low word.
+template <bool NARROW>
+__device__ __forceinline__ uint32_t hamming(uint64_t l, uint64_t r)
+{
+    return NARROW ? __popc((uint32_t)l ^ (uint32_t)r) : __popcll(l ^ r);
+}
+
+template <int K, bool NARROW>
+__global__ void __launch_bounds__(WARPS * 32) path_kernel_pairs(path_args a)
+{
+    constexpr int NP = K / 2;
+    __shared__ uint8_t p2lut[256];
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) {
+        int v = a.p2_adapt > 0 ? a.p2 * a.p2_adapt / (a.p2_adapt + i) : a.p2;
+        p2lut[i] = (uint8_t)(v < a.p1 ? a.p1 : v);
+    }
+    __syncthreads();
+    const int lane = threadIdx.x & 31;
+    const int dir = a.dir0 + blockIdx.y;
+    const int rx = c_dirs[dir][0], ry = c_dirs[dir][1];
+    const int W = a.width, H = a.height, D = a.D;
+    int x, y;
+    if (!line_start(blockIdx.x * WARPS + (threadIdx.x >> 5), rx, ry, W, H, x, y))
+        return;
+    uint8_t *lr = a.lr + blockIdx.y * a.vol;
+    const bool valid = lane * K < D; // D is a multiple of 16: a lane's slots are all in or all out
+    const uint32_t BIG2 = BIG * 0x10001u, P1x2 = (uint32_t)a.p1 * 0x10001u;
+    uint32_t prev[NP];
+#pragma unroll
+    for (int j = 0; j < NP; j++)
+        prev[j] = BIG2;
+    int m = 0, gprev = 0;
+    bool first = true;
+    uint32_t c[NP];
+    int g;
+    auto load_step = [&](int px, int py, uint32_t (&cc)[NP], int &gg) {
+        const size_t pix = (size_t)py * W + px;
+        const uint64_t l = __ldg(a.cl + pix);
+        const uint64_t *crow = a.cr + (size_t)py * W;
+        gg = __ldg(a.guide + pix);
+        // disparity lane * K + i matches right pixel xr0 - i
+        const int xr0 = px - a.min_disp - lane * K;
+        if (xr0 - (K - 1) >= 0 && xr0 <= W - 1) {
+            // all K inside the row: K contiguous codes, in 16-byte loads when aligned
+            // (the same for every lane of the warp: lanes are K codes apart, K even)
+            const uint64_t *base = crow + (xr0 - (K - 1));
+            uint64_t w[K];
+            if ((reinterpret_cast<uintptr_t>(base) & 15) == 0) {
+#pragma unroll
+                for (int t = 0; t < K / 2; t++) {
+                    const ulonglong2 q = __ldg(reinterpret_cast<const ulonglong2 *>(base) + t);
+                    w[2 * t] = q.x;
+                    w[2 * t + 1] = q.y;
+                }
+            } else {
+#pragma unroll
+                for (int t = 0; t < K; t++)
+                    w[t] = __ldg(base + t);
+            }
+#pragma unroll
+            for (int j = 0; j < NP; j++)
+                cc[j] = hamming<NARROW>(l, w[K - 1 - 2 * j]) | hamming<NARROW>(l, w[K - 2 - 2 * j]) << 16;
+        } else {
+#pragma unroll
+            for (int j = 0; j < NP; j++) {
+                const int xa = min(max(xr0 - 2 * j, 0), W - 1), xb = min(max(xr0 - 2 * j - 1, 0), W - 1);
+                cc[j] = hamming<NARROW>(l, __ldg(crow + xa)) | hamming<NARROW>(l, __ldg(crow + xb)) << 16;
+            }
+        }
+    };
+    if (valid)
+        load_step(x, y, c, g);
+    else
+        g = __ldg(a.guide + (size_t)y * W + x);
+    while (true) {
+        const int nx = x + rx, ny = y + ry;
+        const bool more = nx >= 0 && nx < W && ny >= 0 && ny < H;
+        uint32_t cn[NP];
+        int gn = 0;
+        if (more) {
+            if (valid)
+                load_step(nx, ny, cn, gn);
+            else
+                gn = __ldg(a.guide + (size_t)ny * W + nx);
+        }
+        const size_t pix = (size_t)y * W + x;
+        const uint32_t left_nb = __shfl_up_sync(0xffffffffu, prev[NP - 1], 1);
+        const uint32_t right_nb = __shfl_down_sync(0xffffffffu, prev[0], 1);
+        uint32_t cur[NP];
+        if (first) {
+#pragma unroll
+            for (int j = 0; j < NP; j++)
+                cur[j] = valid ? c[j] : BIG2;
+        } else {
+            const uint32_t m2 = (uint32_t)m * 0x10001u;
+            const uint32_t mp2 = (uint32_t)(m + p2lut[abs(g - gprev)]) * 0x10001u;
+            const uint32_t before0 = lane > 0 ? left_nb : BIG2, after_last = lane < 31 ? right_nb : BIG2;
+#pragma unroll
+            for (int j = 0; j < NP; j++) {
+                const uint32_t before = j > 0 ? prev[j - 1] : before0;
+                const uint32_t after = j < NP - 1 ? prev[j + 1] : after_last;
+                const uint32_t lo = __byte_perm(before, prev[j], 0x5432); // (k-1, k)
+                const uint32_t hi = __byte_perm(prev[j], after, 0x5432);  // (k+1, k+2)
+                const uint32_t t = __vmins2(__viaddmin_s16x2(__vmins2(lo, hi), P1x2, prev[j]), mp2);
+                cur[j] = valid ? c[j] + t - m2 : BIG2;
+            }
+        }
+        uint32_t mm = cur[0];
+#pragma unroll
+        for (int j = 0; j < NP; j++) {
+            prev[j] = cur[j];
+            mm = __vmins2(mm, cur[j]);
+        }
+        const int mn = min((int)(mm & 0xffffu), (int)(mm >> 16));
+        if (valid) {
+            uint8_t *dst = lr + pix * D + lane * K;
+            if (NP == 1) {
+                *reinterpret_cast<uint16_t *>(dst) = (uint16_t)__byte_perm(cur[0], 0, 0x0020);
+            } else {
+#pragma unroll
+                for (int j = 0; j + 1 < NP; j += 2)
+                    *reinterpret_cast<uint32_t *>(dst + 2 * j) = __byte_perm(cur[j], cur[j + 1], 0x6420);
+            }
+        }
+        m = (int)__reduce_min_sync(0xffffffffu, (unsigned)mn);
+        gprev = g;
+        first = false;
+        if (!more)
+            break;
+        x = nx;
+        y = ny;
+        g = gn;
+#pragma unroll
+        for (int j = 0; j < NP; j++)
+            c[j] = cn[j];
+    }
+}
+
+template <bool NARROW>
+static void launch_pairs(int D, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
+{
+    if (D <= 64)
+        path_kernel_pairs<2, NARROW><<<grid, block, 0, s>>>(a);
+    else if (D <= 128)
+        path_kernel_pairs<4, NARROW><<<grid, block, 0, s>>>(a);
+    else if (D <= 256)
+        path_kernel_pairs<8, NARROW><<<grid, block, 0, s>>>(a);
+    else
+        path_kernel_pairs<16, NARROW><<<grid, block, 0, s>>>(a);
+}
+
+extern "C" int gvis_cu_sgm_path(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, int width,
+                                int height, int D, int min_disp, int census, int p1, int p2, int p2_adapt, int dir,
+                                int ndirs, uint8_t *d_lr, void *stream)
+{
+    if (width <= 0 || height <= 0 || D < 16 || D > 512 || D % 16 || dir < 0 || ndirs < 1 || dir + ndirs > 8 ||
+        (census != 0 && census != 1))
         return (int)cudaErrorInvalidValue;
     path_args a;
     a.cl = d_cl;
@@ -170,13 +352,9 @@ extern "C" int gvis_cu_sgm_path(const uint64_t *d_cl, const uint64_t *d_cr, cons
     // K = disparities per lane: D <= 32 K (D is a multiple of 16, so a lane's slots are all used or none)
     if (D <= 32)
         path_kernel<1><<<grid, block, 0, s>>>(a);
-    else if (D <= 64)
-        path_kernel<2><<<grid, block, 0, s>>>(a);
-    else if (D <= 128)
-        path_kernel<4><<<grid, block, 0, s>>>(a);
-    else if (D <= 256)
-        path_kernel<8><<<grid, block, 0, s>>>(a);
+    else if (census == 1)
+        launch_pairs<true>(D, grid, block, s, a);
     else
-        path_kernel<16><<<grid, block, 0, s>>>(a);
+        launch_pairs<false>(D, grid, block, s, a);
     return (int)cudaGetLastError();
 }

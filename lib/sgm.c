@@ -253,7 +253,7 @@ static int sgm_launch(void *arg, void *stream)
     if (!err)
         err = gvis_cu_sgm_census(g->d_gr, g->pr, (int)c->gr->type, W, H, p->census, g->d_cr, NULL, stream);
     if (!err)
-        err = gvis_cu_sgm_path(g->d_cl, g->d_cr, g->d_guide, W, H, D, M, p->p1, p->p2, p->p2_adapt, 0, p->paths,
+        err = gvis_cu_sgm_path(g->d_cl, g->d_cr, g->d_guide, W, H, D, M, p->census, p->p1, p->p2, p->p2_adapt, 0, p->paths,
                                g->d_lr, stream);
     int16_t *l = g->d_t[0], *r = c->need_right ? g->d_t[1] : NULL, *l2 = g->d_t[2], *r2 = g->d_t[3];
     if (!err)

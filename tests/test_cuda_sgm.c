@@ -120,10 +120,10 @@ static void check_stages(int W, int H, gvis_type type, const gvis_sgm_params *p,
     uint8_t *d_lr = dev(4, cells * p->paths);
     /* all directions in one launch, as the pipeline runs them; the first direction
      * also alone, which must give the same volume */
-    CHECK(gvis_cu_sgm_path(d_cl, d_cr, d_guide, W, H, D, M, p->p1, p->p2, p->p2_adapt, 0, p->paths, d_lr, stream) == 0);
+    CHECK(gvis_cu_sgm_path(d_cl, d_cr, d_guide, W, H, D, M, p->census, p->p1, p->p2, p->p2_adapt, 0, p->paths, d_lr, stream) == 0);
     uint8_t *d_one = dev(9, cells);
     const int solo = p->paths - 1;
-    CHECK(gvis_cu_sgm_path(d_cl, d_cr, d_guide, W, H, D, M, p->p1, p->p2, p->p2_adapt, solo, 1, d_one, stream) == 0);
+    CHECK(gvis_cu_sgm_path(d_cl, d_cr, d_guide, W, H, D, M, p->census, p->p1, p->p2, p->p2_adapt, solo, 1, d_one, stream) == 0);
     CHECK(gvis_cu_sync(job) == 0);
     progress("  paths done");
     uint8_t *lr = malloc(cells), *ref = per_dir ? malloc(cells) : NULL;
