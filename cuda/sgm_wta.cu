@@ -9,6 +9,7 @@
 // applies uniqueness and subpixel exactly as the CPU does.
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "sgm_cuda.h"
 
@@ -171,6 +172,142 @@ __global__ void __launch_bounds__(THREADS) wta_kernel(wta_args a)
     }
 }
 
+// One pass over the volumes (D <= 256): a block walks its row in chunks of RC pixels,
+// adds the path volumes once into a ring of S rows in shared memory (u16 [R][D], R = D +
+// RC), and takes every left pixel of the chunk and every right pixel whose diagonal
+// (x = xr + M + k, k < D) is now complete from the ring, one warp per pixel: the winner,
+// then the second minimum away from it and its neighbours, as finish() needs.  The
+// two-pass kernel above reads the volumes twice (the second time from DRAM: a row is
+// 2 MB at 1080p and D = 128), which cost half the WTA's time.
+#define RC 64
+
+// The winner of one pixel from the ring, a warp: lane l holds S(k) for k = l + 32 i
+// (i < KP) in registers, read from row (row0 + diag * k) mod R; values outside
+// [klo, khi] do not count.  Then the second minimum away from the winner, and the
+// winner's neighbours, as finish() needs.
+template <int KP>
+__device__ __forceinline__ void ring_pick(const uint16_t *ring, int R, int D, int row0, int diag, int klo, int khi,
+                                          int lane, px_state &st)
+{
+    uint32_t v[KP];
+    uint32_t key = NONE;
+    int row = row0 + diag * lane;
+    row = row >= R ? row - R : row;
+#pragma unroll
+    for (int i = 0; i < KP; i++) {
+        const int k = lane + 32 * i;
+        const bool in = k < D && k >= klo && k <= khi;
+        v[i] = in ? ring[(size_t)row * D + k] : NONE;
+        key = min(key, in ? v[i] << 16 | (uint32_t)k : NONE);
+        if (diag) {
+            row += 32;
+            row = row >= R ? row - R : row;
+        }
+    }
+    st.best = __reduce_min_sync(0xffffffffu, key);
+    st.second = NONE;
+    st.lo = st.hi = 0;
+    if (st.best == NONE)
+        return;
+    const int k0 = (int)(st.best & 0xffff);
+    uint32_t sec = NONE;
+#pragma unroll
+    for (int i = 0; i < KP; i++) {
+        const int k = lane + 32 * i;
+        if (k < k0 - 1 || k > k0 + 1)
+            sec = min(sec, v[i]); // NONE where out of range
+    }
+    st.second = __reduce_min_sync(0xffffffffu, sec);
+    auto at = [&](int k) {
+        int r = row0 + diag * k;
+        r = r >= R ? r - R : r;
+        return ring[(size_t)r * D + k];
+    };
+    if (k0 - 1 >= klo)
+        st.lo = at(k0 - 1);
+    if (k0 + 1 <= khi)
+        st.hi = at(k0 + 1);
+}
+
+template <int KP>
+__global__ void __launch_bounds__(THREADS) wta_ring_kernel(wta_args a)
+{
+    extern __shared__ uint16_t ring[]; // [R][D]
+    const int W = a.width, D = a.D, M = a.M, y = blockIdx.x, R = D + RC;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = THREADS / 32;
+    const size_t row = (size_t)y * W * D;
+    // this thread's groups of 4 disparities: pixel offset xo in the chunk, first k kb;
+    // it steps by THREADS groups, split into whole pixels dxo and a remainder dkb
+    const int gpp = D / 4;
+    const int xo0 = threadIdx.x / gpp, kb0 = (threadIdx.x % gpp) * 4;
+    const int dxo = THREADS / gpp, dkb = (THREADS % gpp) * 4;
+    int next_r = 0; // the first right pixel not yet taken
+    int x0r = 0;    // x0 mod R
+    for (int x0 = 0; x0 < W; x0 += RC) {
+        const int n = min(RC, W - x0); // chunk [x0, x0 + n)
+        // the sums of the chunk into the ring
+        for (int xo = xo0, kb = kb0; xo < n;) {
+            uint32_t s4[4];
+            sum4(a, row + (size_t)(x0 + xo) * D + kb, s4);
+            int r = x0r + xo;
+            r = r >= R ? r - R : r;
+            *reinterpret_cast<uint2 *>(ring + (size_t)r * D + kb) = make_uint2(s4[0] | s4[1] << 16, s4[2] | s4[3] << 16);
+            xo += dxo;
+            kb += dkb;
+            if (kb >= D) {
+                kb -= D;
+                xo++;
+            }
+        }
+        __syncthreads();
+        if (a.left)
+            for (int xo = warp; xo < n; xo += nwarps) {
+                const int x = x0 + xo, klo = max(0, x - (W - 1) - M), khi = min(D - 1, x - M);
+                int r = x0r + xo;
+                r = r >= R ? r - R : r;
+                px_state st;
+                ring_pick<KP>(ring, R, D, r, 0, klo, khi, lane, st);
+                if (lane == 0)
+                    a.left[(size_t)y * W + x] = finish(st, klo, khi, a.U, a.subpixel, M);
+            }
+        if (a.right) {
+            // right pixels whose last candidate, x = min(xr + M + D - 1, W - 1), is in
+            const int last = x0 + n == W ? W - 1 : min(W - 1, x0 + n - 1 - M - (D - 1));
+            for (int xr = next_r + warp; xr <= last; xr += nwarps) {
+                const int klo = max(0, -xr - M), khi = min(D - 1, W - 1 - xr - M);
+                // the row of k = 0 is x = xr + M, possibly before the row: only k >= klo are read
+                int r0 = (xr + M) % R;
+                r0 = r0 < 0 ? r0 + R : r0;
+                px_state st;
+                ring_pick<KP>(ring, R, D, r0, 1, klo, khi, lane, st);
+                if (lane == 0)
+                    a.right[(size_t)y * W + xr] = finish(st, klo, khi, a.U, a.subpixel, M);
+            }
+            next_r = max(next_r, last + 1);
+        }
+        x0r += RC;
+        x0r = x0r >= R ? x0r - R : x0r;
+        __syncthreads();
+    }
+}
+
+// Shared memory of the one-pass kernel, or 0 where it does not fit (D > 256).
+static size_t ring_bytes(int D)
+{
+    const size_t b = (size_t)(D + RC) * D * sizeof(uint16_t);
+    return b <= 200 * 1024 ? b : 0;
+}
+
+template <int KP>
+static int ring_launch(const wta_args &a, size_t bytes, void *stream)
+{
+    cudaError_t e = cudaFuncSetAttribute(wta_ring_kernel<KP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if (e != cudaSuccess)
+        return (int)e;
+    wta_ring_kernel<KP><<<a.height, THREADS, bytes, (cudaStream_t)stream>>>(a);
+    return (int)cudaGetLastError();
+}
+
 extern "C" int gvis_cu_sgm_wta_max_width(void)
 {
     return (int)((200 * 1024) / (2 * sizeof(px_state)));
@@ -193,6 +330,27 @@ extern "C" int gvis_cu_sgm_wta(const uint8_t *d_lr, int npaths, int width, int h
     a.subpixel = subpixel;
     a.left = d_left;
     a.right = d_right;
+    const size_t rb = ring_bytes(D);
+    if (rb && !getenv("GVIS_SGM_WTA_TWO_PASS")) {
+        switch ((D + 31) / 32) {
+        case 1:
+            return ring_launch<1>(a, rb, stream);
+        case 2:
+            return ring_launch<2>(a, rb, stream);
+        case 3:
+            return ring_launch<3>(a, rb, stream);
+        case 4:
+            return ring_launch<4>(a, rb, stream);
+        case 5:
+            return ring_launch<5>(a, rb, stream);
+        case 6:
+            return ring_launch<6>(a, rb, stream);
+        case 7:
+            return ring_launch<7>(a, rb, stream);
+        default:
+            return ring_launch<8>(a, rb, stream);
+        }
+    }
     size_t smem = 2 * (size_t)width * sizeof(px_state);
     cudaError_t e = cudaFuncSetAttribute(wta_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e != cudaSuccess)
