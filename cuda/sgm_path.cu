@@ -179,7 +179,7 @@ __device__ __forceinline__ uint32_t hamming(uint64_t l, uint64_t r)
     return NARROW ? __popc((uint32_t)l ^ (uint32_t)r) : __popcll(l ^ r);
 }
 
-template <int K, bool NARROW>
+template <int K, bool NARROW, bool FULL>
 __global__ void __launch_bounds__(WARPS * 32) path_kernel_pairs(path_args a)
 {
     constexpr int NP = K / 2;
@@ -197,7 +197,8 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_pairs(path_args a)
     if (!line_start(blockIdx.x * WARPS + (threadIdx.x >> 5), rx, ry, W, H, x, y))
         return;
     uint8_t *lr = a.lr + blockIdx.y * a.vol;
-    const bool valid = lane * K < D; // D is a multiple of 16: a lane's slots are all in or all out
+    // D is a multiple of 16: a lane's slots are all in or all out; FULL: D = 32 K, all in
+    const bool valid = FULL || lane * K < D;
     const uint32_t BIG2 = BIG * 0x10001u, P1x2 = (uint32_t)a.p1 * 0x10001u;
     uint32_t prev[NP];
 #pragma unroll
@@ -310,17 +311,26 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_pairs(path_args a)
     }
 }
 
+template <int K, bool NARROW>
+static void launch_k(int D, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
+{
+    if (D == 32 * K)
+        path_kernel_pairs<K, NARROW, true><<<grid, block, 0, s>>>(a);
+    else
+        path_kernel_pairs<K, NARROW, false><<<grid, block, 0, s>>>(a);
+}
+
 template <bool NARROW>
 static void launch_pairs(int D, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
 {
     if (D <= 64)
-        path_kernel_pairs<2, NARROW><<<grid, block, 0, s>>>(a);
+        launch_k<2, NARROW>(D, grid, block, s, a);
     else if (D <= 128)
-        path_kernel_pairs<4, NARROW><<<grid, block, 0, s>>>(a);
+        launch_k<4, NARROW>(D, grid, block, s, a);
     else if (D <= 256)
-        path_kernel_pairs<8, NARROW><<<grid, block, 0, s>>>(a);
+        launch_k<8, NARROW>(D, grid, block, s, a);
     else
-        path_kernel_pairs<16, NARROW><<<grid, block, 0, s>>>(a);
+        launch_k<16, NARROW>(D, grid, block, s, a);
 }
 
 extern "C" int gvis_cu_sgm_path(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, int width,

@@ -185,9 +185,10 @@ __global__ void __launch_bounds__(THREADS) wta_kernel(wta_args a)
 // (i < KP) in registers, read from row (row0 + diag * k) mod R; values outside
 // [klo, khi] do not count.  Then the second minimum away from the winner, and the
 // winner's neighbours, as finish() needs.
-template <int KP>
-__device__ __forceinline__ void ring_pick(const uint16_t *ring, int R, int D, int row0, int diag, int klo, int khi,
-                                          int lane, px_state &st)
+// ALL: every k < D counts (an interior pixel); FULLD: D = 32 KP.
+template <int KP, bool FULLD, bool ALL>
+__device__ __forceinline__ void ring_pick_impl(const uint16_t *ring, int R, int D, int row0, int diag, int klo,
+                                               int khi, int lane, px_state &st)
 {
     uint32_t v[KP];
     uint32_t key = NONE;
@@ -196,7 +197,7 @@ __device__ __forceinline__ void ring_pick(const uint16_t *ring, int R, int D, in
 #pragma unroll
     for (int i = 0; i < KP; i++) {
         const int k = lane + 32 * i;
-        const bool in = k < D && k >= klo && k <= khi;
+        const bool in = (FULLD || k < D) && (ALL || (k >= klo && k <= khi));
         v[i] = in ? ring[(size_t)row * D + k] : NONE;
         key = min(key, in ? v[i] << 16 | (uint32_t)k : NONE);
         if (diag) {
@@ -227,6 +228,18 @@ __device__ __forceinline__ void ring_pick(const uint16_t *ring, int R, int D, in
         st.lo = at(k0 - 1);
     if (k0 + 1 <= khi)
         st.hi = at(k0 + 1);
+}
+
+template <int KP>
+__device__ __forceinline__ void ring_pick(const uint16_t *ring, int R, int D, int row0, int diag, int klo, int khi,
+                                          int lane, px_state &st)
+{
+    if (D != 32 * KP)
+        ring_pick_impl<KP, false, false>(ring, R, D, row0, diag, klo, khi, lane, st);
+    else if (klo == 0 && khi == D - 1)
+        ring_pick_impl<KP, true, true>(ring, R, D, row0, diag, klo, khi, lane, st);
+    else
+        ring_pick_impl<KP, true, false>(ring, R, D, row0, diag, klo, khi, lane, st);
 }
 
 template <int KP>
