@@ -30,10 +30,13 @@ struct px_state {
 
 // The sums S of 4 consecutive disparities of one cell group (4-byte aligned: D is a
 // multiple of 16): one 32-bit load per path, bytes added as 16-bit pairs (8 x 255 fits).
+// NP: the number of paths when known at compile time (4 or 8; 0: a.npaths).
+template <int NP = 0>
 __device__ __forceinline__ void sum4(const wta_args &a, size_t cell, uint32_t (&s)[4])
 {
     uint32_t even = 0, odd = 0;
-    for (int p = 0; p < a.npaths; p++) {
+#pragma unroll
+    for (int p = 0; p < (NP ? NP : a.npaths); p++) {
         const uint32_t v = __ldg(reinterpret_cast<const uint32_t *>(a.lr + p * a.vol + cell));
         even += v & 0x00ff00ffu;
         odd += (v >> 8) & 0x00ff00ffu;
@@ -242,7 +245,7 @@ __device__ __forceinline__ void ring_pick(const uint16_t *ring, int R, int D, in
         ring_pick_impl<KP, true, false>(ring, R, D, row0, diag, klo, khi, lane, st);
 }
 
-template <int KP>
+template <int KP, int NP>
 __global__ void __launch_bounds__(THREADS) wta_ring_kernel(wta_args a)
 {
     extern __shared__ uint16_t ring[]; // [R][D]
@@ -261,7 +264,7 @@ __global__ void __launch_bounds__(THREADS) wta_ring_kernel(wta_args a)
         // the sums of the chunk into the ring
         for (int xo = xo0, kb = kb0; xo < n;) {
             uint32_t s4[4];
-            sum4(a, row + (size_t)(x0 + xo) * D + kb, s4);
+            sum4<NP>(a, row + (size_t)(x0 + xo) * D + kb, s4);
             int r = x0r + xo;
             r = r >= R ? r - R : r;
             *reinterpret_cast<uint2 *>(ring + (size_t)r * D + kb) = make_uint2(s4[0] | s4[1] << 16, s4[2] | s4[3] << 16);
@@ -311,14 +314,24 @@ static size_t ring_bytes(int D)
     return b <= 200 * 1024 ? b : 0;
 }
 
+template <int KP, int NP>
+static int ring_launch_np(const wta_args &a, size_t bytes, void *stream)
+{
+    cudaError_t e =
+        cudaFuncSetAttribute(wta_ring_kernel<KP, NP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if (e != cudaSuccess)
+        return (int)e;
+    wta_ring_kernel<KP, NP><<<a.height, THREADS, bytes, (cudaStream_t)stream>>>(a);
+    return (int)cudaGetLastError();
+}
+
+// The path count unrolled for the two the CLI offers (4, 8), any other at run time.
 template <int KP>
 static int ring_launch(const wta_args &a, size_t bytes, void *stream)
 {
-    cudaError_t e = cudaFuncSetAttribute(wta_ring_kernel<KP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-    if (e != cudaSuccess)
-        return (int)e;
-    wta_ring_kernel<KP><<<a.height, THREADS, bytes, (cudaStream_t)stream>>>(a);
-    return (int)cudaGetLastError();
+    return a.npaths == 8   ? ring_launch_np<KP, 8>(a, bytes, stream)
+           : a.npaths == 4 ? ring_launch_np<KP, 4>(a, bytes, stream)
+                           : ring_launch_np<KP, 0>(a, bytes, stream);
 }
 
 extern "C" int gvis_cu_sgm_wta_max_width(void)
