@@ -47,6 +47,25 @@ __device__ __forceinline__ void sum4(const wta_args &a, size_t cell, uint32_t (&
     s[3] = odd >> 16;
 }
 
+// The sums S of 8 consecutive disparities (8-byte aligned: D is a multiple of 16) as
+// four u16 pairs in disparity order, ready for the ring.
+template <int NP>
+__device__ __forceinline__ uint4 sum8(const wta_args &a, size_t cell)
+{
+    uint32_t e0 = 0, o0 = 0, e1 = 0, o1 = 0;
+#pragma unroll
+    for (int p = 0; p < (NP ? NP : a.npaths); p++) {
+        const uint2 v = __ldg(reinterpret_cast<const uint2 *>(a.lr + p * a.vol + cell));
+        e0 += v.x & 0x00ff00ffu;
+        o0 += (v.x >> 8) & 0x00ff00ffu;
+        e1 += v.y & 0x00ff00ffu;
+        o1 += (v.y >> 8) & 0x00ff00ffu;
+    }
+    // e holds k and k + 2, o k + 1 and k + 3 (16 bits each, 8 x 255 fits)
+    return make_uint4(__byte_perm(e0, o0, 0x5410), __byte_perm(e0, o0, 0x7632), __byte_perm(e1, o1, 0x5410),
+                      __byte_perm(e1, o1, 0x7632));
+}
+
 __device__ __forceinline__ int16_t finish(const px_state &st, int klo, int khi, int U, int subpixel, int M)
 {
     if (klo > khi || st.best == NONE)
@@ -252,22 +271,20 @@ __global__ void __launch_bounds__(THREADS) wta_ring_kernel(wta_args a)
     const int W = a.width, D = a.D, M = a.M, y = blockIdx.x, R = D + RC;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = THREADS / 32;
     const size_t row = (size_t)y * W * D;
-    // this thread's groups of 4 disparities: pixel offset xo in the chunk, first k kb;
+    // this thread's groups of 8 disparities: pixel offset xo in the chunk, first k kb;
     // it steps by THREADS groups, split into whole pixels dxo and a remainder dkb
-    const int gpp = D / 4;
-    const int xo0 = threadIdx.x / gpp, kb0 = (threadIdx.x % gpp) * 4;
-    const int dxo = THREADS / gpp, dkb = (THREADS % gpp) * 4;
+    const int gpp = D / 8;
+    const int xo0 = threadIdx.x / gpp, kb0 = (threadIdx.x % gpp) * 8;
+    const int dxo = THREADS / gpp, dkb = (THREADS % gpp) * 8;
     int next_r = 0; // the first right pixel not yet taken
     int x0r = 0;    // x0 mod R
     for (int x0 = 0; x0 < W; x0 += RC) {
         const int n = min(RC, W - x0); // chunk [x0, x0 + n)
         // the sums of the chunk into the ring
         for (int xo = xo0, kb = kb0; xo < n;) {
-            uint32_t s4[4];
-            sum4<NP>(a, row + (size_t)(x0 + xo) * D + kb, s4);
             int r = x0r + xo;
             r = r >= R ? r - R : r;
-            *reinterpret_cast<uint2 *>(ring + (size_t)r * D + kb) = make_uint2(s4[0] | s4[1] << 16, s4[2] | s4[3] << 16);
+            *reinterpret_cast<uint4 *>(ring + (size_t)r * D + kb) = sum8<NP>(a, row + (size_t)(x0 + xo) * D + kb);
             xo += dxo;
             kb += dkb;
             if (kb >= D) {
@@ -289,15 +306,18 @@ __global__ void __launch_bounds__(THREADS) wta_ring_kernel(wta_args a)
         if (a.right) {
             // right pixels whose last candidate, x = min(xr + M + D - 1, W - 1), is in
             const int last = x0 + n == W ? W - 1 : min(W - 1, x0 + n - 1 - M - (D - 1));
+            // the ring row of k = 0 is that of x = xr + M, possibly before the row (only
+            // k >= klo are read); carried along with xr
+            int r0 = (next_r + warp + M) % R;
+            r0 = r0 < 0 ? r0 + R : r0;
             for (int xr = next_r + warp; xr <= last; xr += nwarps) {
                 const int klo = max(0, -xr - M), khi = min(D - 1, W - 1 - xr - M);
-                // the row of k = 0 is x = xr + M, possibly before the row: only k >= klo are read
-                int r0 = (xr + M) % R;
-                r0 = r0 < 0 ? r0 + R : r0;
                 px_state st;
                 ring_pick<KP>(ring, R, D, r0, 1, klo, khi, lane, st);
                 if (lane == 0)
                     a.right[(size_t)y * W + xr] = finish(st, klo, khi, a.U, a.subpixel, M);
+                r0 += nwarps;
+                r0 = r0 >= R ? r0 - R : r0;
             }
             next_r = max(next_r, last + 1);
         }
