@@ -28,9 +28,9 @@ int gvis_cu_sgm_path(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *
 
 /* sgm_wta.cu: sums npaths volumes d_lr + i * W*H*D and takes the winner (step 5)
  * for the left (d_left) and/or the right view (d_right); either may be NULL.
- * U = round(256 uniqueness).  Width at most gvis_cu_sgm_wta_max_width()
+ * U = round(256 uniqueness).  Width at most gvis_cu_sgm_wta_max_width(D) (no limit for D <= 256)
  * (cudaErrorInvalidValue beyond). */
-int gvis_cu_sgm_wta_max_width(void);
+int gvis_cu_sgm_wta_max_width(int D);
 int gvis_cu_sgm_wta(const uint8_t *d_lr, int npaths, int width, int height, int D, int min_disp, int U,
                     int subpixel, int16_t *d_left, int16_t *d_right, void *stream);
 

@@ -9,6 +9,7 @@
 // applies uniqueness and subpixel exactly as the CPU does.
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdlib.h>
 
 #include "sgm_cuda.h"
@@ -354,15 +355,21 @@ static int ring_launch(const wta_args &a, size_t bytes, void *stream)
                            : ring_launch_np<KP, 0>(a, bytes, stream);
 }
 
-extern "C" int gvis_cu_sgm_wta_max_width(void)
+static bool use_ring(int D)
 {
-    return (int)((200 * 1024) / (2 * sizeof(px_state)));
+    return ring_bytes(D) && !getenv("GVIS_SGM_WTA_TWO_PASS");
+}
+
+extern "C" int gvis_cu_sgm_wta_max_width(int D)
+{
+    // the ring's size depends on D only; the two-pass kernel keeps two states a pixel
+    return use_ring(D) ? INT_MAX : (int)((200 * 1024) / (2 * sizeof(px_state)));
 }
 
 extern "C" int gvis_cu_sgm_wta(const uint8_t *d_lr, int npaths, int width, int height, int D, int min_disp, int U,
                                int subpixel, int16_t *d_left, int16_t *d_right, void *stream)
 {
-    if (width <= 0 || height <= 0 || D < 16 || D % 16 || width > gvis_cu_sgm_wta_max_width())
+    if (width <= 0 || height <= 0 || D < 16 || D % 16 || width > gvis_cu_sgm_wta_max_width(D))
         return (int)cudaErrorInvalidValue;
     wta_args a;
     a.lr = d_lr;
@@ -377,7 +384,7 @@ extern "C" int gvis_cu_sgm_wta(const uint8_t *d_lr, int npaths, int width, int h
     a.left = d_left;
     a.right = d_right;
     const size_t rb = ring_bytes(D);
-    if (rb && !getenv("GVIS_SGM_WTA_TWO_PASS")) {
+    if (use_ring(D)) {
         switch ((D + 31) / 32) {
         case 1:
             return ring_launch<1>(a, rb, stream);

@@ -291,9 +291,9 @@ static int sgm_cuda(gvis_ctx *ctx, void *arg)
     size_t vol;
     if (gvis_image_bytes(n, (size_t)D, (size_t)c->p->paths, 1, &vol))
         return gvis_error(GVIS_E_LIMIT, "path cost volumes of %dx%dx%d are too large", W, H, D);
-    if (W > gvis_cu_sgm_wta_max_width())
-        return gvis_error(GVIS_E_DEVICE, "images wider than %d pixels are not supported on the GPU",
-                          gvis_cu_sgm_wta_max_width());
+    if (W > gvis_cu_sgm_wta_max_width(D))
+        return gvis_error(GVIS_E_DEVICE, "images wider than %d pixels are not supported on the GPU with D = %d",
+                          gvis_cu_sgm_wta_max_width(D), D);
     sgm_launch_t g;
     memset(&g, 0, sizeof g);
     g.c = c;

@@ -291,6 +291,10 @@ int main(void)
         p.census = variant & 2 ? GVIS_CENSUS_9X7 : GVIS_CENSUS_SYM;
         check_pipeline(cpu, gpu, 203, 97, variant % 2 ? 3 : 1, variant & 1 ? GVIS_U16 : GVIS_U8, &p);
     }
+    /* wider than the two-pass WTA's shared memory allows: the ring kernel has no width limit */
+    gvis_sgm_defaults(&p);
+    p.max_disp = 64;
+    check_pipeline(cpu, gpu, 9001, 3, 1, GVIS_U8, &p);
     gvis_sgm_defaults(&p);
     p.max_disp = 16;
     check_pipeline(cpu, gpu, 16, 1, 1, GVIS_U8, &p);
