@@ -269,6 +269,7 @@ template <int KP, int NP>
 __global__ void __launch_bounds__(THREADS) wta_ring_kernel(wta_args a)
 {
     extern __shared__ uint16_t ring[]; // [R][D]
+    __shared__ px_state st_left[RC], st_right[RC];
     const int W = a.width, D = a.D, M = a.M, y = blockIdx.x, R = D + RC;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = THREADS / 32;
     const size_t row = (size_t)y * W * D;
@@ -294,37 +295,61 @@ __global__ void __launch_bounds__(THREADS) wta_ring_kernel(wta_args a)
             }
         }
         __syncthreads();
-        if (a.left)
-            for (int xo = warp; xo < n; xo += nwarps) {
-                const int x = x0 + xo, klo = max(0, x - (W - 1) - M), khi = min(D - 1, x - M);
-                int r = x0r + xo;
-                r = r >= R ? r - R : r;
-                px_state st;
-                ring_pick<KP>(ring, R, D, r, 0, klo, khi, lane, st);
-                if (lane == 0)
-                    a.left[(size_t)y * W + x] = finish(st, klo, khi, a.U, a.subpixel, M);
+        // The picks, a warp a pixel, leave their states in shared memory; then every
+        // thread finishes one pixel (uniqueness, subpixel), instead of lane 0 of each
+        // warp with the other 31 idle.  Right pixels go in batches of RC (one batch but
+        // at the first and last chunks).
+        const int last = x0 + n == W ? W - 1 : min(W - 1, x0 + n - 1 - M - (D - 1));
+        int rb0 = next_r;
+        bool first_batch = true;
+        do {
+            const int rcount = a.right ? min(last - rb0 + 1, RC) : 0;
+            if (first_batch && a.left)
+                for (int xo = warp; xo < n; xo += nwarps) {
+                    const int x = x0 + xo, klo = max(0, x - (W - 1) - M), khi = min(D - 1, x - M);
+                    int r = x0r + xo;
+                    r = r >= R ? r - R : r;
+                    px_state st;
+                    ring_pick<KP>(ring, R, D, r, 0, klo, khi, lane, st);
+                    if (lane == 0)
+                        st_left[xo] = st;
+                }
+            if (rcount > 0) {
+                // the ring row of k = 0 is that of x = xr + M, possibly before the row
+                // (only k >= klo are read); carried along with xr
+                int r0 = (rb0 + warp + M) % R;
+                r0 = r0 < 0 ? r0 + R : r0;
+                for (int xr = rb0 + warp; xr < rb0 + rcount; xr += nwarps) {
+                    const int klo = max(0, -xr - M), khi = min(D - 1, W - 1 - xr - M);
+                    px_state st;
+                    ring_pick<KP>(ring, R, D, r0, 1, klo, khi, lane, st);
+                    if (lane == 0)
+                        st_right[xr - rb0] = st;
+                    r0 += nwarps;
+                    r0 = r0 >= R ? r0 - R : r0;
+                }
             }
-        if (a.right) {
-            // right pixels whose last candidate, x = min(xr + M + D - 1, W - 1), is in
-            const int last = x0 + n == W ? W - 1 : min(W - 1, x0 + n - 1 - M - (D - 1));
-            // the ring row of k = 0 is that of x = xr + M, possibly before the row (only
-            // k >= klo are read); carried along with xr
-            int r0 = (next_r + warp + M) % R;
-            r0 = r0 < 0 ? r0 + R : r0;
-            for (int xr = next_r + warp; xr <= last; xr += nwarps) {
-                const int klo = max(0, -xr - M), khi = min(D - 1, W - 1 - xr - M);
-                px_state st;
-                ring_pick<KP>(ring, R, D, r0, 1, klo, khi, lane, st);
-                if (lane == 0)
-                    a.right[(size_t)y * W + xr] = finish(st, klo, khi, a.U, a.subpixel, M);
-                r0 += nwarps;
-                r0 = r0 >= R ? r0 - R : r0;
+            __syncthreads();
+            for (int i = threadIdx.x; i < 2 * RC; i += THREADS) {
+                if (i < RC) {
+                    const int x = x0 + i;
+                    if (first_batch && a.left && i < n)
+                        a.left[(size_t)y * W + x] =
+                            finish(st_left[i], max(0, x - (W - 1) - M), min(D - 1, x - M), a.U, a.subpixel, M);
+                } else if (i - RC < rcount) {
+                    const int xr = rb0 + i - RC;
+                    a.right[(size_t)y * W + xr] =
+                        finish(st_right[i - RC], max(0, -xr - M), min(D - 1, W - 1 - xr - M), a.U, a.subpixel, M);
+                }
             }
+            __syncthreads();
+            first_batch = false;
+            rb0 += RC;
+        } while (a.right && rb0 <= last);
+        if (a.right)
             next_r = max(next_r, last + 1);
-        }
         x0r += RC;
         x0r = x0r >= R ? x0r - R : x0r;
-        __syncthreads();
     }
 }
 
