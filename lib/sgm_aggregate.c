@@ -55,39 +55,60 @@ static void cost_row_scalar(const uint64_t *cl, const uint64_t *cr, int width, i
  * reverse order (t = W-1-M - xr, clamped), so that for left x the costs of
  * k = 0.. read planes from t = W-1-x upwards; bytes are counted by nibble lookup.
  * nplanes: 8 for 9x7, 4 for the 31-bit symmetric census. */
-__attribute__((target("avx2")))
-static void cost_row_avx2(const uint64_t *cl, const uint64_t *cr, int width, int D, int M, uint8_t *out,
-                          uint8_t *planes, int nplanes)
+/* The costs of a row's pixels from the planes; NPLANES a constant at each call, so that
+ * the plane loop unrolls and the left code's bytes are broadcast once a pixel. */
+static inline __attribute__((always_inline, target("avx2"))) void
+cost_pixels_avx2(const uint64_t *cl, int width, int D, uint8_t *out, const uint8_t *planes, size_t L,
+                 const int NPLANES)
 {
-    const size_t L = (size_t)width + D - 1 + 32;
-    for (size_t t = 0; t < L; t++) {
-        long i = (long)width - 1 - M - (long)t;
-        i = i < 0 ? 0 : i >= width ? width - 1 : i;
-        const uint64_t c = cr[i];
-        for (int b = 0; b < nplanes; b++)
-            planes[(size_t)b * L + t] = (uint8_t)(c >> (8 * b));
-    }
     const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
                                          0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
     const __m256i low = _mm256_set1_epi8(0x0f);
     for (int x = 0; x < width; x++) {
         const uint64_t l = cl[x];
         uint8_t *o = out + (size_t)x * D;
-        const size_t t0 = (size_t)(width - 1 - x);
+        const uint8_t *p = planes + (size_t)(width - 1 - x);
+        __m256i lb[8];
+        for (int b = 0; b < NPLANES; b++)
+            lb[b] = _mm256_set1_epi8((char)(l >> (8 * b)));
         for (int k = 0; k < D; k += 32) {
             __m256i acc = _mm256_setzero_si256();
-            for (int b = 0; b < nplanes; b++) {
-                __m256i v = _mm256_loadu_si256((const __m256i *)(planes + (size_t)b * L + t0 + k));
-                v = _mm256_xor_si256(v, _mm256_set1_epi8((char)(l >> (8 * b))));
+            for (int b = 0; b < NPLANES; b++) {
+                const __m256i v = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(p + (size_t)b * L + k)), lb[b]);
                 acc = _mm256_add_epi8(acc, _mm256_shuffle_epi8(lut, _mm256_and_si256(v, low)));
                 acc = _mm256_add_epi8(acc, _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(v, 4), low)));
             }
-            if (k + 32 <= D) {
+            if (k + 32 <= D)
                 _mm256_storeu_si256((__m256i *)(o + k), acc);
-            } else {
+            else
                 _mm_storeu_si128((__m128i *)(o + k), _mm256_castsi256_si128(acc));
-            }
         }
+    }
+}
+
+static inline __attribute__((always_inline)) void cost_planes(const uint64_t *cr, int width, int M, uint8_t *planes,
+                                                               size_t L, const int NPLANES)
+{
+    for (size_t t = 0; t < L; t++) {
+        long i = (long)width - 1 - M - (long)t;
+        i = i < 0 ? 0 : i >= width ? width - 1 : i;
+        const uint64_t c = cr[i];
+        for (int b = 0; b < NPLANES; b++)
+            planes[(size_t)b * L + t] = (uint8_t)(c >> (8 * b));
+    }
+}
+
+__attribute__((target("avx2")))
+static void cost_row_avx2(const uint64_t *cl, const uint64_t *cr, int width, int D, int M, uint8_t *out,
+                          uint8_t *planes, int nplanes)
+{
+    const size_t L = (size_t)width + D - 1 + 32;
+    if (nplanes == 4) {
+        cost_planes(cr, width, M, planes, L, 4);
+        cost_pixels_avx2(cl, width, D, out, planes, L, 4);
+    } else {
+        cost_planes(cr, width, M, planes, L, 8);
+        cost_pixels_avx2(cl, width, D, out, planes, L, 8);
     }
 }
 #endif

@@ -176,25 +176,33 @@ static void wta_lanes(const uint16_t *T, size_t Lp, int padx, int W, int D, int 
 {
     const __m256i sent = _mm256_set1_epi16(WPAD_SENT);
     int16_t best_a[16], k0_a[16], sec_a[16];
+    const __m256i one = _mm256_set1_epi16(1), two = _mm256_set1_epi16(2);
+    /* k runs down the rows of T; the right view's rows are shifted by one more each */
+    const size_t step = Lp + (right ? 1 : 0);
     for (int x0 = 0; x0 < W; x0 += 16) {
-        __m256i best = sent, k0 = _mm256_setzero_si256();
-        for (int k = 0; k < D; k++) {
-            const uint16_t *src = T + (size_t)k * Lp + padx + x0 + (right ? M + k : 0);
+        const uint16_t *src0 = T + padx + x0 + (right ? M : 0);
+        __m256i best = sent, k0 = _mm256_setzero_si256(), kv = _mm256_setzero_si256();
+        const uint16_t *src = src0;
+        for (int k = 0; k < D; k++, src += step) {
             __m256i v = _mm256_loadu_si256((const __m256i *)src);
-            const __m256i kv = _mm256_set1_epi16((short)k);
             __m256i lt = _mm256_cmpgt_epi16(best, v);
             best = _mm256_min_epi16(best, v);
             k0 = _mm256_blendv_epi8(k0, kv, lt);
+            kv = _mm256_add_epi16(kv, one);
         }
+        /* the second minimum away from the winner: k - (k0 - 1) in 0..2 (unsigned) marks
+         * k0 - 1, k0, k0 + 1, which or-ing with all ones takes out of the unsigned minimum
+         * (every sum, and the padding, is below 0x8000) */
+        const __m256i k0m1 = _mm256_sub_epi16(k0, one);
         __m256i second = sent;
-        for (int k = 0; k < D; k++) {
-            const uint16_t *src = T + (size_t)k * Lp + padx + x0 + (right ? M + k : 0);
+        kv = _mm256_setzero_si256();
+        src = src0;
+        for (int k = 0; k < D; k++, src += step) {
             __m256i v = _mm256_loadu_si256((const __m256i *)src);
-            const __m256i kv = _mm256_set1_epi16((short)k);
-            /* |k - k0| <= 1: left out of the second minimum */
-            __m256i near = _mm256_and_si256(
-                _mm256_cmpgt_epi16(_mm256_set1_epi16(2), _mm256_abs_epi16(_mm256_sub_epi16(kv, k0))), sent);
-            second = _mm256_min_epi16(second, _mm256_or_si256(v, near));
+            const __m256i t = _mm256_sub_epi16(kv, k0m1);
+            const __m256i near = _mm256_cmpeq_epi16(_mm256_max_epu16(t, two), two);
+            second = _mm256_min_epu16(second, _mm256_or_si256(v, near));
+            kv = _mm256_add_epi16(kv, one);
         }
         _mm256_storeu_si256((__m256i *)best_a, best);
         _mm256_storeu_si256((__m256i *)k0_a, k0);
