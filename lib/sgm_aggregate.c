@@ -263,6 +263,40 @@ typedef void (*pixel_fn)(const uint8_t *, pix_io *, int, uint16_t *, int, int);
 
 /* ---- one sweep -------------------------------------------------------------- */
 
+/* One pixel of a sweep, any position: predecessors outside the image read the zero
+ * slot (path costs 0, minimum 0, no P2 step). */
+static inline __attribute__((always_inline)) void sweep_pixel(agg_job *j, int s, pixel_fn fn, const int ndir,
+                                                              size_t slot, uint8_t *zero, uint8_t *hz[2],
+                                                              uint8_t *rows[3][2], int *mins, uint16_t *sum, int *hm,
+                                                              int xi, int yi, int y, int cur, int prv)
+{
+    const int W = j->width, D = j->D;
+    const int x = s > 0 ? xi : W - 1 - xi;
+    pix_io io;
+    /* horizontal */
+    const int g = j->guide[(size_t)y * W + x];
+    const uint8_t *grow = yi > 0 ? j->guide + (size_t)(y - s) * W : NULL; /* the predecessors' row */
+    io.prev[0] = xi > 0 ? hz[(xi - 1) & 1] + PAD : zero + PAD;
+    io.m[0] = xi > 0 ? *hm : 0;
+    io.out[0] = hz[xi & 1] + PAD;
+    io.p2[0] = xi > 0 ? j->p2lut[abs(g - j->guide[(size_t)y * W + x - s])] : 0;
+    /* vertical, diagonal, anti-diagonal: row buffers indexed by xi */
+    static const int ddx[3] = {0, -1, 1};
+    for (int d = 0; d < 3; d++) {
+        int px = xi + ddx[d];
+        int ok = yi > 0 && px >= 0 && px < W;
+        io.prev[d + 1] = ok ? rows[d][prv] + (size_t)px * slot + PAD : zero + PAD;
+        io.m[d + 1] = ok ? mins[((size_t)d * 2 + prv) * W + px] : 0;
+        io.out[d + 1] = rows[d][cur] + (size_t)xi * slot + PAD;
+        io.p2[d + 1] = ok ? j->p2lut[abs(g - grow[x + s * ddx[d]])] : 0;
+    }
+    const size_t off = ((size_t)y * W + x) * D;
+    fn(j->cost + off, &io, ndir, sum + off, D, j->p1);
+    *hm = io.newm[0];
+    for (int d = 0; d < ndir - 1; d++)
+        mins[((size_t)d * 2 + cur) * W + xi] = io.newm[d + 1];
+}
+
 /* The forward sweep (s = 1) runs directions 0, 2, 4, 6 of gvis_sgm_dirs; the
  * backward one (s = -1) directions 1, 3, 5, 7, mirrored.  In sweep coordinates the
  * predecessors are: horizontal (x-1, y), vertical (x, y-1), diagonal (x-1, y-1),
@@ -294,35 +328,55 @@ static inline __attribute__((always_inline)) void sweep_impl(agg_job *j, int s, 
             }
     uint16_t *sum = j->sum[s > 0 ? 0 : 1];
     int hm = 0;
+    static const int ddx[3] = {0, -1, 1};
     for (int yi = 0; yi < H; yi++) {
         const int y = s > 0 ? yi : H - 1 - yi;
         const int cur = yi & 1, prv = cur ^ 1;
-        for (int xi = 0; xi < W; xi++) {
-            const int x = s > 0 ? xi : W - 1 - xi;
-            pix_io io;
-            /* horizontal */
-            const int g = j->guide[(size_t)y * W + x];
-            const uint8_t *grow = yi > 0 ? j->guide + (size_t)(y - s) * W : NULL; /* the predecessors' row */
-            io.prev[0] = xi > 0 ? hz[(xi - 1) & 1] + PAD : zero + PAD;
-            io.m[0] = xi > 0 ? hm : 0;
-            io.out[0] = hz[xi & 1] + PAD;
-            io.p2[0] = xi > 0 ? j->p2lut[abs(g - j->guide[(size_t)y * W + x - s])] : 0;
-            /* vertical, diagonal, anti-diagonal: row buffers indexed by xi */
-            static const int ddx[3] = {0, -1, 1};
+        if (yi > 0 && W > 2) {
+            /* Below the first row, the pixels with both neighbours in the row have every
+             * predecessor inside the image: no bounds to test, pointers that step by one
+             * slot; the two edge pixels take the general path. */
+            sweep_pixel(j, s, fn, ndir, slot, zero, hz, rows, mins, sum, &hm, 0, yi, y, cur, prv);
+            const uint8_t *grow_c = j->guide + (size_t)y * W, *grow_p = j->guide + (size_t)(y - s) * W;
+            const uint8_t *pr[3];
+            uint8_t *oc[3];
+            const int *mins_p[3];
+            int *mins_c[3];
             for (int d = 0; d < 3; d++) {
-                int px = xi + ddx[d];
-                int ok = yi > 0 && px >= 0 && px < W;
-                io.prev[d + 1] = ok ? rows[d][prv] + (size_t)px * slot + PAD : zero + PAD;
-                io.m[d + 1] = ok ? mins[((size_t)d * 2 + prv) * W + px] : 0;
-                io.out[d + 1] = rows[d][cur] + (size_t)xi * slot + PAD;
-                io.p2[d + 1] = ok ? j->p2lut[abs(g - grow[x + s * ddx[d]])] : 0;
+                pr[d] = rows[d][prv] + (size_t)(1 + ddx[d]) * slot + PAD;
+                oc[d] = rows[d][cur] + slot + PAD;
+                mins_p[d] = mins + ((size_t)d * 2 + prv) * W;
+                mins_c[d] = mins + ((size_t)d * 2 + cur) * W;
             }
-            const size_t off = ((size_t)y * W + x) * D;
-            fn(j->cost + off, &io, ndir, sum + off, D, j->p1);
-            hm = io.newm[0];
-            for (int d = 0; d < ndir - 1; d++)
-                mins[((size_t)d * 2 + cur) * W + xi] = io.newm[d + 1];
+            int x = s > 0 ? 1 : W - 2;
+            const ptrdiff_t dc = (ptrdiff_t)s * D;
+            const uint8_t *c = j->cost + ((size_t)y * W + x) * D;
+            uint16_t *sm = sum + ((size_t)y * W + x) * D;
+            for (int xi = 1; xi < W - 1; xi++, x += s, c += dc, sm += dc) {
+                pix_io io;
+                const int g = grow_c[x];
+                io.prev[0] = hz[(xi - 1) & 1] + PAD;
+                io.m[0] = hm;
+                io.out[0] = hz[xi & 1] + PAD;
+                io.p2[0] = j->p2lut[abs(g - grow_c[x - s])];
+                for (int d = 0; d < 3; d++) {
+                    io.prev[d + 1] = pr[d];
+                    io.m[d + 1] = mins_p[d][xi + ddx[d]];
+                    io.out[d + 1] = oc[d];
+                    io.p2[d + 1] = j->p2lut[abs(g - grow_p[x + s * ddx[d]])];
+                    pr[d] += slot;
+                    oc[d] += slot;
+                }
+                fn(c, &io, ndir, sm, D, j->p1);
+                hm = io.newm[0];
+                for (int d = 0; d < ndir - 1; d++)
+                    mins_c[d][xi] = io.newm[d + 1];
+            }
+            sweep_pixel(j, s, fn, ndir, slot, zero, hz, rows, mins, sum, &hm, W - 1, yi, y, cur, prv);
+            continue;
         }
+        for (int xi = 0; xi < W; xi++)
+            sweep_pixel(j, s, fn, ndir, slot, zero, hz, rows, mins, sum, &hm, xi, yi, y, cur, prv);
     }
 }
 
