@@ -103,23 +103,6 @@ static int16_t wta_one_avx2(const uint16_t *s, int D, int klo, int khi, int U, i
 }
 #endif
 
-/* The same rule with the winner's neighbours given (the lane-parallel path). */
-static int16_t wta_finish_ab(int klo, int khi, int k0, uint32_t best, uint32_t second, int a, int b, int U,
-                             int subpixel, int M)
-{
-    if (klo > khi)
-        return GVIS_SGM_INVALID(M);
-    if (second != 0xffffffffu && 256u * best > (uint32_t)U * second)
-        return GVIS_SGM_INVALID(M);
-    int off = 0;
-    if (subpixel && k0 - 1 >= klo && k0 + 1 <= khi) {
-        const int num = a - b, den = a + b - 2 * (int)best;
-        if (den > 0)
-            off = num >= 0 ? (16 * num + den) / (2 * den) : -((16 * -num + den) / (2 * den));
-    }
-    return (int16_t)(16 * (M + k0) + off);
-}
-
 #ifdef SGM_X86
 /* Lane-parallel WTA of one row: the row's costs are transposed to T[k][x] (16-bit,
  * 8x8 blocks), with PADX columns of 0x7fff on both sides, and 0x7fff in the cells
@@ -169,13 +152,83 @@ static void transpose_row(const uint16_t *row, const uint16_t *row2, int W, int 
                 (uint16_t)(row[(size_t)x0 * D + k] + (row2 ? row2[(size_t)x0 * D + k] : 0));
 }
 
+/* wta_finish_ab() for the 16 pixels x0.. of a lane group, in two halves of 8 32-bit
+ * lanes: the winner's neighbours by masked gathers from T (a 32-bit read whose high
+ * half is dropped; T's padding keeps it inside), the parabola's division in float:
+ * 16 |num| + den < 2^18 and 2 den < 2^15, so the quotient is never within float
+ * rounding of the next integer and truncation gives the integer division's result. */
+__attribute__((target("avx2")))
+static void wta_finish16(const uint16_t *T, size_t Lp, int padx, int W, int D, int M, int U, int subpixel,
+                         int right, int x0, __m256i best, __m256i k0v, __m256i second, int16_t *out)
+{
+    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), zero = _mm256_setzero_si256();
+    const __m256i one = _mm256_set1_epi32(1), Dm1 = _mm256_set1_epi32(D - 1), Mv = _mm256_set1_epi32(M);
+    const __m256i Wv = _mm256_set1_epi32(W), Uv = _mm256_set1_epi32(U), sent = _mm256_set1_epi32(WPAD_SENT);
+    const __m256i invalid = _mm256_set1_epi32(GVIS_SGM_INVALID(M)), lowmask = _mm256_set1_epi32(0xffff);
+    const __m256i Lpv = _mm256_set1_epi32((int)Lp), base = _mm256_set1_epi32(padx + (right ? M : 0));
+    __m256i res[2];
+    for (int h = 0; h < 2; h++) {
+        const __m256i b = _mm256_cvtepu16_epi32(h ? _mm256_extracti128_si256(best, 1) : _mm256_castsi256_si128(best));
+        const __m256i k0 = _mm256_cvtepu16_epi32(h ? _mm256_extracti128_si256(k0v, 1) : _mm256_castsi256_si128(k0v));
+        const __m256i sec =
+            _mm256_cvtepu16_epi32(h ? _mm256_extracti128_si256(second, 1) : _mm256_castsi256_si128(second));
+        const __m256i x = _mm256_add_epi32(_mm256_set1_epi32(x0 + 8 * h), iota);
+        __m256i klo, khi;
+        if (!right) {
+            klo = _mm256_max_epi32(zero, _mm256_sub_epi32(_mm256_sub_epi32(x, _mm256_sub_epi32(Wv, one)), Mv));
+            khi = _mm256_min_epi32(Dm1, _mm256_sub_epi32(x, Mv));
+        } else {
+            klo = _mm256_max_epi32(zero, _mm256_sub_epi32(_mm256_sub_epi32(zero, x), Mv));
+            khi = _mm256_min_epi32(Dm1, _mm256_sub_epi32(_mm256_sub_epi32(_mm256_sub_epi32(Wv, one), x), Mv));
+        }
+        const __m256i bad_range = _mm256_cmpgt_epi32(klo, khi);
+        /* second == WPAD_SENT: no second candidate, the uniqueness test passes */
+        const __m256i bad_unique = _mm256_andnot_si256(
+            _mm256_cmpeq_epi32(sec, sent), _mm256_cmpgt_epi32(_mm256_slli_epi32(b, 8), _mm256_mullo_epi32(Uv, sec)));
+        __m256i off = zero;
+        if (subpixel) {
+            const __m256i km1 = _mm256_sub_epi32(k0, one), kp1 = _mm256_add_epi32(k0, one);
+            const __m256i par = _mm256_andnot_si256(
+                _mm256_or_si256(_mm256_cmpgt_epi32(klo, km1), _mm256_cmpgt_epi32(kp1, khi)), _mm256_cmpgt_epi32(Wv, x));
+            /* T[k][padx + x (+ M + k for the right view)] for k = k0 -+ 1 */
+            __m256i ia = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(km1, Lpv), base), x);
+            __m256i ib = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(kp1, Lpv), base), x);
+            if (right) {
+                ia = _mm256_add_epi32(ia, km1);
+                ib = _mm256_add_epi32(ib, kp1);
+            }
+            const __m256i a = _mm256_and_si256(
+                _mm256_mask_i32gather_epi32(zero, (const int *)(const void *)T, ia, par, 2), lowmask);
+            const __m256i c = _mm256_and_si256(
+                _mm256_mask_i32gather_epi32(zero, (const int *)(const void *)T, ib, par, 2), lowmask);
+            const __m256i num = _mm256_sub_epi32(a, c);
+            const __m256i den = _mm256_sub_epi32(_mm256_add_epi32(a, c), _mm256_slli_epi32(b, 1));
+            const __m256i use = _mm256_and_si256(par, _mm256_cmpgt_epi32(den, zero));
+            const __m256 q = _mm256_div_ps(
+                _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_slli_epi32(_mm256_abs_epi32(num), 4), den)),
+                _mm256_cvtepi32_ps(_mm256_slli_epi32(_mm256_max_epi32(den, one), 1)));
+            off = _mm256_and_si256(use, _mm256_sign_epi32(_mm256_cvttps_epi32(q), num));
+        }
+        const __m256i d = _mm256_add_epi32(_mm256_slli_epi32(_mm256_add_epi32(Mv, k0), 4), off);
+        res[h] = _mm256_blendv_epi8(d, invalid, _mm256_or_si256(bad_range, bad_unique));
+    }
+    const __m256i packed = _mm256_permute4x64_epi64(_mm256_packs_epi32(res[0], res[1]), 0xd8);
+    if (x0 + 16 <= W) {
+        _mm256_storeu_si256((__m256i *)(out + x0), packed);
+    } else {
+        int16_t tmp[16];
+        _mm256_storeu_si256((__m256i *)tmp, packed);
+        for (int l = 0; x0 + l < W; l++)
+            out[x0 + l] = tmp[l];
+    }
+}
+
 /* One view of a row, 16 pixels per step; right = 0: left view, 1: right view. */
 __attribute__((target("avx2")))
 static void wta_lanes(const uint16_t *T, size_t Lp, int padx, int W, int D, int M, int U, int subpixel, int right,
                       int16_t *out)
 {
     const __m256i sent = _mm256_set1_epi16(WPAD_SENT);
-    int16_t best_a[16], k0_a[16], sec_a[16];
     const __m256i one = _mm256_set1_epi16(1), two = _mm256_set1_epi16(2);
     /* k runs down the rows of T; the right view's rows are shifted by one more each */
     const size_t step = Lp + (right ? 1 : 0);
@@ -204,32 +257,7 @@ static void wta_lanes(const uint16_t *T, size_t Lp, int padx, int W, int D, int 
             second = _mm256_min_epu16(second, _mm256_or_si256(v, near));
             kv = _mm256_add_epi16(kv, one);
         }
-        _mm256_storeu_si256((__m256i *)best_a, best);
-        _mm256_storeu_si256((__m256i *)k0_a, k0);
-        _mm256_storeu_si256((__m256i *)sec_a, second);
-        for (int l = 0; l < 16 && x0 + l < W; l++) {
-            const int x = x0 + l;
-            int klo, khi;
-            if (!right) {
-                klo = x - (W - 1) - M;
-                khi = x - M;
-            } else {
-                klo = -x - M;
-                khi = W - 1 - x - M;
-            }
-            klo = klo < 0 ? 0 : klo;
-            khi = khi > D - 1 ? D - 1 : khi;
-            const uint32_t sec = sec_a[l] == WPAD_SENT ? 0xffffffffu : (uint32_t)sec_a[l];
-            /* the winner's neighbours for the parabola, read when the rule uses them */
-            const int k0 = k0_a[l];
-            int a = 0, b = 0;
-            if (subpixel && k0 - 1 >= klo && k0 + 1 <= khi) {
-                const uint16_t *col = T + padx + x + (right ? M : 0);
-                a = col[(size_t)(k0 - 1) * Lp + (right ? k0 - 1 : 0)];
-                b = col[(size_t)(k0 + 1) * Lp + (right ? k0 + 1 : 0)];
-            }
-            out[x] = wta_finish_ab(klo, khi, k0, (uint32_t)best_a[l], sec, a, b, U, subpixel, M);
-        }
+        wta_finish16(T, Lp, padx, W, D, M, U, subpixel, right, x0, best, k0, second, out);
     }
 }
 #endif
