@@ -125,7 +125,7 @@ struct walk {
 };
 
 // 8-bit gray: 16 bytes per item, two items' loads in flight before counting.
-__global__ void __launch_bounds__(THREADS) hist_gray8(hist_args a, int vec_per_row, long long items)
+__global__ void __launch_bounds__(THREADS) hist_gray8(hist_args a, int vec_per_row)
 {
     extern __shared__ uint32_t sh[];
     const int reps = a.reps, nwords = 256 * reps;
@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(THREADS) hist_gray8(hist_args a, int vec_per_r
 }
 
 // 8-bit colour (all channels or one): 16 bytes per item, channel of each byte tracked.
-__global__ void __launch_bounds__(THREADS) hist_color8(hist_args a, int vec_per_row, long long items)
+__global__ void __launch_bounds__(THREADS) hist_color8(hist_args a, int vec_per_row)
 {
     extern __shared__ uint32_t sh[];
     const int reps = a.reps, nwords = a.nh * 256 * reps, ch = a.channels;
@@ -219,7 +219,7 @@ __device__ __forceinline__ void count16(hist_args &a, uint32_t *sh, int lane, in
 }
 
 // 16-bit, any number of bins: shared sub-histograms when they fit, global atomics otherwise.
-__global__ void __launch_bounds__(THREADS) hist_16(hist_args a, int vec_per_row, long long items, int shared)
+__global__ void __launch_bounds__(THREADS) hist_16(hist_args a, int vec_per_row, int shared)
 {
     extern __shared__ uint32_t sh[];
     const int ch = a.channels, rowsamples = a.width * ch;
@@ -292,10 +292,10 @@ extern "C" int gvis_cu_hist(const void *d_src, size_t pitch, int width, int heig
     long long lim = grid_limit(4);
     int blocks = (int)(want < lim ? want : lim);
     if (bits == 8 && channels == 1)
-        hist_gray8<<<blocks, THREADS, smem, st>>>(a, vec_per_row, items);
+        hist_gray8<<<blocks, THREADS, smem, st>>>(a, vec_per_row);
     else if (bits == 8)
-        hist_color8<<<blocks, THREADS, smem, st>>>(a, vec_per_row, items);
+        hist_color8<<<blocks, THREADS, smem, st>>>(a, vec_per_row);
     else
-        hist_16<<<blocks, THREADS, smem, st>>>(a, vec_per_row, items, shared);
+        hist_16<<<blocks, THREADS, smem, st>>>(a, vec_per_row, shared);
     return (int)cudaGetLastError();
 }

@@ -1,12 +1,15 @@
-// SGM winner takes all (lib/sgm.h step 5) for the left and the right view.
+// SGM winner takes all (lib/sgm.h step 5) for the left and the right view, two kernels:
 //
-// One block per row, each thread 4 disparities of a pixel (32-bit loads).  Pass 1
-// sums the path volumes per (x, k) and takes, in
-// shared memory, the minimum of (S << 16 | k) per left pixel (a warp-wide
-// reduction, then one atomic) and per right pixel x - M - k (distinct addresses
-// across a warp).  Pass 2 recomputes S for the second minimum away from the
-// winner and picks up the winner's two neighbours for the parabola.  Pass 3
-// applies uniqueness and subpixel exactly as the CPU does.
+// wta_ring_kernel (D <= 256, the usual case): one pass over the path volumes through a
+// ring of sums in shared memory (see its comment).
+//
+// wta_kernel (D > 256, whose ring would not fit): one block per row, each thread 4
+// disparities of a pixel (32-bit loads).  Pass 1 sums the path volumes per (x, k) and
+// takes, in shared memory, the minimum of (S << 16 | k) per left pixel (a warp-wide
+// reduction, then one atomic) and per right pixel x - M - k (distinct addresses across a
+// warp).  Pass 2 recomputes S for the second minimum away from the winner and picks up
+// the winner's two neighbours for the parabola.  Pass 3 applies uniqueness and subpixel
+// exactly as the CPU does.
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <limits.h>
@@ -31,13 +34,10 @@ struct px_state {
 
 // The sums S of 4 consecutive disparities of one cell group (4-byte aligned: D is a
 // multiple of 16): one 32-bit load per path, bytes added as 16-bit pairs (8 x 255 fits).
-// NP: the number of paths when known at compile time (4 or 8; 0: a.npaths).
-template <int NP = 0>
 __device__ __forceinline__ void sum4(const wta_args &a, size_t cell, uint32_t (&s)[4])
 {
     uint32_t even = 0, odd = 0;
-#pragma unroll
-    for (int p = 0; p < (NP ? NP : a.npaths); p++) {
+    for (int p = 0; p < a.npaths; p++) {
         const uint32_t v = __ldg(reinterpret_cast<const uint32_t *>(a.lr + p * a.vol + cell));
         even += v & 0x00ff00ffu;
         odd += (v >> 8) & 0x00ff00ffu;
@@ -199,9 +199,10 @@ __global__ void __launch_bounds__(THREADS) wta_kernel(wta_args a)
 // adds the path volumes once into a ring of S rows in shared memory (u16 [R][D], R = D +
 // RC), and takes every left pixel of the chunk and every right pixel whose diagonal
 // (x = xr + M + k, k < D) is now complete from the ring, one warp per pixel: the winner,
-// then the second minimum away from it and its neighbours, as finish() needs.  The
-// two-pass kernel above reads the volumes twice (the second time from DRAM: a row is
-// 2 MB at 1080p and D = 128), which cost half the WTA's time.
+// then the second minimum away from it and its neighbours; then every thread finishes
+// one pixel.  The two-pass kernel above reads the volumes twice (the second time from
+// DRAM: a row is 2 MB at 1080p and D = 128), which cost half the WTA's time.
+// GVIS_SGM_WTA_TWO_PASS=1 selects it for any D (for timing the two side by side).
 #define RC 64
 
 // The winner of one pixel from the ring, a warp: lane l holds S(k) for k = l + 32 i

@@ -263,6 +263,10 @@ typedef void (*pixel_fn)(const uint8_t *, pix_io *, int, uint16_t *, int, int);
 
 /* ---- one sweep -------------------------------------------------------------- */
 
+/* The x offset of the vertical, diagonal and anti-diagonal predecessors (in sweep
+ * coordinates; their row is the previous one). */
+static const int ddx[3] = {0, -1, 1};
+
 /* One pixel of a sweep, any position: predecessors outside the image read the zero
  * slot (path costs 0, minimum 0, no P2 step). */
 static inline __attribute__((always_inline)) void sweep_pixel(agg_job *j, int s, pixel_fn fn, const int ndir,
@@ -281,7 +285,6 @@ static inline __attribute__((always_inline)) void sweep_pixel(agg_job *j, int s,
     io.out[0] = hz[xi & 1] + PAD;
     io.p2[0] = xi > 0 ? j->p2lut[abs(g - j->guide[(size_t)y * W + x - s])] : 0;
     /* vertical, diagonal, anti-diagonal: row buffers indexed by xi */
-    static const int ddx[3] = {0, -1, 1};
     for (int d = 0; d < 3; d++) {
         int px = xi + ddx[d];
         int ok = yi > 0 && px >= 0 && px < W;
@@ -328,7 +331,6 @@ static inline __attribute__((always_inline)) void sweep_impl(agg_job *j, int s, 
             }
     uint16_t *sum = j->sum[s > 0 ? 0 : 1];
     int hm = 0;
-    static const int ddx[3] = {0, -1, 1};
     for (int yi = 0; yi < H; yi++) {
         const int y = s > 0 ? yi : H - 1 - yi;
         const int cur = yi & 1, prv = cur ^ 1;
