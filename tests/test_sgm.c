@@ -1,5 +1,5 @@
 /* SGM (gvis disparity) on the CPU: each fast stage against a naive reference written
- * from the rule in lib/sgm.h, on random data of awkward sizes, every D and min-disp
+ * from the rule in lib/stereo/sgm.h, on random data of awkward sizes, every D and min-disp
  * kind; the whole pipeline on synthetic shifted pairs; the parameter checks. */
 #include <stdlib.h>
 #include <string.h>

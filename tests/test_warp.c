@@ -1,4 +1,4 @@
-/* Unit tests of lib/warp.c and lib/matrix.c: OpenCV goldens (exact), the CPU warp against
+/* Unit tests of lib/warp.c and lib/ops/matrix.c: OpenCV goldens (exact), the CPU warp against
  * a naive per-pixel reference on awkward sizes, strides and matrices, the fused tensor
  * against the image, argument checks, and the matrix file. */
 #include <math.h>

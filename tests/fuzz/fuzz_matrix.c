@@ -1,4 +1,4 @@
-/* Fuzz target for the affine matrix file reader (gvis_matrix_read, lib/matrix.c) that
+/* Fuzz target for the affine matrix file reader (gvis_matrix_read, lib/ops/matrix.c) that
  * `gvis warpaffine --matrix` and `gvis yolo-decode --matrix` use.  A file it accepts
  * holds finite matrices that are inverses of each other, and what gvis_matrix_format
  * writes from them reads back bit for bit. */

@@ -26,7 +26,7 @@ __device__ __forceinline__ float area(float4 b)
     return __fmul_rn(__fsub_rn(b.z, b.x), __fsub_rn(b.w, b.y));
 }
 
-// The IoU of lib/yolo.h: a is the earlier (higher-scored) box.
+// The IoU of lib/ops/yolo.h: a is the earlier (higher-scored) box.
 __device__ __forceinline__ float iou(float4 a, float aa, float4 b, float ab)
 {
     float w = fmax_(__fsub_rn(fmin_(a.z, b.z), fmax_(a.x, b.x)), 0.0f);

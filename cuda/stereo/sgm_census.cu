@@ -1,4 +1,4 @@
-// SGM census transform (lib/sgm.h step 2), 9x7 or centre-symmetric, on u8 or u16.
+// SGM census transform (lib/stereo/sgm.h step 2), 9x7 or centre-symmetric, on u8 or u16.
 // A block stages its tile plus the 4x3 apron in shared memory (clamped at the
 // image edges), then each thread builds its pixel's code in the order of sgm.h.
 #include <cuda_runtime.h>

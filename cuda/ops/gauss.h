@@ -1,4 +1,4 @@
-/* cuda/gauss.cu: the separable Gaussian blur kernel's launcher and the plain description
+/* cuda/ops/gauss.cu: the separable Gaussian blur kernel's launcher and the plain description
  * it takes (also what the CPU implementation in lib/gauss.c works from, so that both
  * compute from one input). */
 #ifndef GVIS_CUDA_GAUSS_H

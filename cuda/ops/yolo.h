@@ -24,7 +24,7 @@ typedef struct {
     uint64_t bad;
 } gvis_cu_yolo_hdr;
 
-/* One detection, after the header: the layout of gvis_yolo_det (lib/yolo.h). */
+/* One detection, after the header: the layout of gvis_yolo_det (lib/ops/yolo.h). */
 typedef struct {
     float x1, y1, x2, y2;
     float score;
@@ -79,23 +79,23 @@ static inline size_t gvis_cu_yolo_layout(void *d_scratch, size_t rows, gvis_cu_y
     return total;
 }
 
-/* cuda/yolo_decode.cu: zeroes the header, decodes every row (layout 5: rows x (5+classes),
+/* cuda/ops/yolo_decode.cu: zeroes the header, decodes every row (layout 5: rows x (5+classes),
  * layout 8: (4+classes) x rows), records the first non-finite value, and appends each row
  * whose score reaches conf to s->keys (order unspecified) with its box and class by row. */
 int gvis_cu_yolo_decode(const float *d_pred, int layout, size_t rows, int classes, float conf,
                         const gvis_cu_yolo_scratch *s, void *d_out, void *stream);
 
-/* cuda/yolo_sort.cu: sorts the candidates' keys (descending score, then ascending row)
+/* cuda/ops/yolo_sort.cu: sorts the candidates' keys (descending score, then ascending row)
  * and gathers their boxes, classes, scores and rows into sorted order. */
 int gvis_cu_yolo_sort(size_t rows, const gvis_cu_yolo_scratch *s, void *d_out, void *stream);
 
-/* cuda/yolo_nms.cu: the 64x64 IoU bitmask tiles, then greedy NMS (fast != 0: "fast NMS",
+/* cuda/ops/yolo_nms.cu: the 64x64 IoU bitmask tiles, then greedy NMS (fast != 0: "fast NMS",
  * suppressed boxes still suppress) in one block; writes at most max_det detections and
  * the kept count after the header.  iou_thr is compared with a float IoU by >. */
 int gvis_cu_yolo_nms(size_t rows, float iou_thr, int agnostic, int fast, int max_det,
                      const gvis_cu_yolo_scratch *s, void *d_out, void *stream);
 
-/* cuda/yolo_graph.cu: the three stages above as one CUDA graph, captured on the first
+/* cuda/ops/yolo_graph.cu: the three stages above as one CUDA graph, captured on the first
  * call with these arguments and replayed while they stay the same (else launched one
  * by one).  Thread-safe. */
 int gvis_cu_yolo_run(const float *d_pred, int layout, size_t rows, int classes, float conf, float iou_thr,

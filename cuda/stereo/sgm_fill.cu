@@ -1,4 +1,4 @@
-// SGM background fill (lib/sgm.h step 8): per row, each run of invalid pixels
+// SGM background fill (lib/stereo/sgm.h step 8): per row, each run of invalid pixels
 // takes the smaller of the valid values beside it.  One warp per row walks it in
 // 32-pixel chunks; a ballot gives every lane the nearest valid pixel before it
 // (the chunk's last one carried on), and the valid lane that ends a run fills it.

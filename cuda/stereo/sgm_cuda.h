@@ -1,5 +1,5 @@
 /* C-callable launchers of the SGM stages (cuda/sgm_*.cu): one stage per file, each
- * computing exactly the rule of lib/sgm.h on device buffers it is handed, on the
+ * computing exactly the rule of lib/stereo/sgm.h on device buffers it is handed, on the
  * given stream.  Returns a cudaError_t value as int. */
 #ifndef GVIS_SGM_CUDA_H
 #define GVIS_SGM_CUDA_H
@@ -11,14 +11,14 @@
 extern "C" {
 #endif
 
-/* sgm_census.cu: census (lib/sgm.h step 2) of a one-channel u8 (bytes 1) or u16
+/* sgm_census.cu: census (lib/stereo/sgm.h step 2) of a one-channel u8 (bytes 1) or u16
  * (bytes 2) image with row pitch in bytes, into d_out (W x H, tight); when d_guide
  * is not NULL, also the 8-bit guide of step 4 (W x H, tight). */
 int gvis_cu_sgm_census(const void *d_img, size_t pitch, int bytes, int width, int height, int census,
                        uint64_t *d_out, uint8_t *d_guide, void *stream);
 
 /* sgm_path.cu: path costs Lr (step 4) of directions dir .. dir + ndirs - 1 (0..7,
- * lib/sgm.h's gvis_sgm_dirs), direction dir + i into d_lr + i * W*H*D (u8,
+ * lib/stereo/sgm.h's gvis_sgm_dirs), direction dir + i into d_lr + i * W*H*D (u8,
  * [y][x][k]); costs from the censuses (census: 0 9x7, 1 centre-symmetric, whose codes
  * fit 32 bits), P2 adapted with the guide (p2_adapt 0: constant).  All directions run
  * in one launch. */

@@ -153,7 +153,7 @@ void gvis_sgm_lrcheck(const int16_t *left, const int16_t *right, int16_t *left_o
                       int width, int height, int min_disp, int tolerance);
 void gvis_sgm_fill(int16_t *disp, int width, int height, int16_t invalid);
 
-/* Scratch blocks kept between calls (lib/sgm_scratch.c): take returns a block of at
+/* Scratch blocks kept between calls (lib/stereo/sgm_scratch.c): take returns a block of at
  * least bytes (NULL when out of memory); give hands it back with the size asked for. */
 void *gvis_sgm_scratch_take(size_t bytes);
 void gvis_sgm_scratch_give(void *p, size_t bytes);

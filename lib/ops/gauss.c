@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cuda/gauss.h"
+#include "../../cuda/ops/gauss.h"
 #include "internal.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(GVIS_NO_SIMD)
@@ -32,7 +32,7 @@ _Static_assert((int)GVIS_BORDER_REFLECT101 == (int)GVIS_GAUSS_REFLECT101 &&
                    (int)GVIS_BORDER_REPLICATE == (int)GVIS_GAUSS_REPLICATE &&
                    (int)GVIS_BORDER_CONSTANT == (int)GVIS_GAUSS_CONSTANT &&
                    (int)GVIS_BORDER_REFLECT == (int)GVIS_GAUSS_REFLECT && (int)GVIS_BORDER_WRAP == (int)GVIS_GAUSS_WRAP,
-               "border enums of lib/gauss.h and cuda/gauss.h differ");
+               "border enums of lib/ops/gauss.h and cuda/ops/gauss.h differ");
 _Static_assert(GVIS_GAUSS_MAX_KSIZE == GVIS_GAUSS_MAX_TAPS, "tap limits differ");
 
 /* ---- kernels ------------------------------------------------------------ */

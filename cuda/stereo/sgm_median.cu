@@ -1,4 +1,4 @@
-// SGM 3x3 median of a disparity map (lib/sgm.h step 6), the frame copied.
+// SGM 3x3 median of a disparity map (lib/stereo/sgm.h step 6), the frame copied.
 #include <cuda_runtime.h>
 #include <stdint.h>
 

@@ -8,7 +8,7 @@
 extern "C" {
 #endif
 
-/* Border modes (OpenCV's borderInterpolate); the values of cuda/gauss.h's GVIS_GAUSS_*. */
+/* Border modes (OpenCV's borderInterpolate); the values of cuda/ops/gauss.h's GVIS_GAUSS_*. */
 enum {
     GVIS_BORDER_REFLECT101 = 0, /* gfedcb|abcdefgh|gfedcba (the default) */
     GVIS_BORDER_REPLICATE = 1,  /* aaaaaa|abcdefgh|hhhhhhh */

@@ -1,4 +1,4 @@
-// SGM left-right consistency check (lib/sgm.h step 7), out of place.
+// SGM left-right consistency check (lib/stereo/sgm.h step 7), out of place.
 #include <cuda_runtime.h>
 #include <stdint.h>
 

@@ -1,4 +1,4 @@
-// SGM path aggregation (lib/sgm.h step 4), one or several directions per launch.
+// SGM path aggregation (lib/stereo/sgm.h step 4), one or several directions per launch.
 //
 // One warp walks one path line, holding the D disparities of the current pixel in its
 // lanes' registers (pairs of 16-bit values, interleaved across the lanes: see
@@ -51,7 +51,7 @@ __device__ __forceinline__ bool line_start(int line, int rx, int ry, int W, int 
 // register, so that the recurrence runs on Hopper's DPX instructions (add.s16x2,
 // min.s16x2: two disparities an instruction; emulated, still exact, before sm_90):
 //   Lr(k) = C(k) + min(Lr'(k), min(Lr'(k-1), Lr'(k+1)) + P1, m + P2) - m
-// which equals lib/sgm.h's rule term by term (every term is >= m, so no half borrows;
+// which equals lib/stereo/sgm.h's rule term by term (every term is >= m, so no half borrows;
 // every value stays below 2^15).
 //
 // The disparities are interleaved across the lanes: slot i of lane l is k = l + 32 i,

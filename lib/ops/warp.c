@@ -6,7 +6,7 @@
  * cut to 1/32 pixel (bilinear) or to whole pixels (nearest).  Bilinear weights are then
  * exact multiples of 1/1024: 8-bit samples are blended in integers with OpenCV's rounding
  * ((sum + 512) >> 10, the same as its 15-bit weights), 16-bit and float samples in float
- * in OpenCV's order of operations.  The CUDA kernel (cuda/warp.cu) does the same. */
+ * in OpenCV's order of operations.  The CUDA kernel (cuda/ops/warp.cu) does the same. */
 #include "warp.h"
 
 #include <math.h>
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cuda/warp.h"
+#include "../../cuda/ops/warp.h"
 #include "internal.h"
 #include "matrix.h"
 

@@ -1,4 +1,4 @@
-// SGM winner takes all (lib/sgm.h step 5) for the left and the right view, two kernels:
+// SGM winner takes all (lib/stereo/sgm.h step 5) for the left and the right view, two kernels:
 //
 // wta_ring_kernel (D <= 256, the usual case): one pass over the path volumes through a
 // ring of sums in shared memory (see its comment).

@@ -18,13 +18,13 @@ extern "C" {
 /* cudaErrorMemoryAllocation, so that lib/ can tell device exhaustion apart. */
 #define GVIS_CUDA_ERR_NOMEM 2
 
-/* ---- devices (cuda/device.cu) ---- */
+/* ---- devices (cuda/core/device.cu) ---- */
 int gvis_cu_device_count(int *count);
 int gvis_cu_device_props(int index, char *name, size_t name_len, int *major, int *minor,
                          int *mps, size_t *mem, int *driver, int *runtime);
 const char *gvis_cu_strerror(int err);
 
-/* ---- a job: one device, one stream, reusable buffers and events (cuda/job.cu) ---- */
+/* ---- a job: one device, one stream, reusable buffers and events (cuda/core/job.cu) ---- */
 typedef struct gvis_cu_job gvis_cu_job;
 
 int gvis_cu_job_create(int device, gvis_cu_job **job);
@@ -47,7 +47,7 @@ int gvis_cu_timer_stop(gvis_cu_job *job, float *ms);
 
 /* ---- operations: one stage per file ---- */
 
-/* cuda/hist.cu: per-channel histograms of an 8- or 16-bit image, in one launch.
+/* cuda/ops/hist.cu: per-channel histograms of an 8- or 16-bit image, in one launch.
  * bits 8: bins must be 256, lo 0, hi 256; bits 16: bin = (v - lo) * bins / (hi - lo) for lo <= v < hi.
  * channel < 0: all channels, d_hist is channels x bins u32; else only that channel (bins u32).
  * d_hist must be zero on entry; the counts are added into it.  d_clear (NULL, or another
@@ -56,7 +56,7 @@ int gvis_cu_timer_stop(gvis_cu_job *job, float *ms);
 int gvis_cu_hist(const void *d_src, size_t pitch, int width, int height, int channels, int bits,
                  int channel, int bins, uint32_t lo, uint32_t hi, uint32_t *d_hist, uint32_t *d_clear, void *stream);
 
-/* cuda/equalize.cu: OpenCV equalizeHist on u8 images (histogram, LUT, lookup on the device,
+/* cuda/ops/equalize.cu: OpenCV equalizeHist on u8 images (histogram, LUT, lookup on the device,
  * no host round trip).  channels 1: gray; 3 or 4: on luma (OpenCV's YCrCb conversion) or,
  * with per_channel, each colour channel (alpha kept).  d_scratch: gvis_cu_equalize_scratch()
  * bytes, zeroed before the first call and left zeroed by every call. */

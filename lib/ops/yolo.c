@@ -12,7 +12,7 @@
 #include "draw.h"
 #include "internal.h"
 #ifdef GVIS_HAVE_CUDA
-#include "../cuda/yolo.h"
+#include "../../cuda/ops/yolo.h"
 #endif
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)

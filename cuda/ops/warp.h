@@ -1,4 +1,4 @@
-/* cuda/warp.cu: the affine warp kernel's launcher and the plain description it takes
+/* cuda/ops/warp.cu: the affine warp kernel's launcher and the plain description it takes
  * (also what the CPU implementation in lib/warp.c works from, so both see one input). */
 #ifndef GVIS_CUDA_WARP_H
 #define GVIS_CUDA_WARP_H

@@ -1,4 +1,4 @@
-// Histogram equalization on the device, OpenCV's equalizeHist mapping (see lib/equalize.c):
+// Histogram equalization on the device, OpenCV's equalizeHist mapping (see lib/ops/equalize.c):
 // histogram (of gray, of luma, or of each colour channel), a one-block LUT kernel, and a
 // lookup pass; nothing returns to the host in between.
 #include <cuda_runtime.h>
