@@ -78,6 +78,8 @@ int cli_distinct_outputs(const char *dir, char *const *inputs, int n, const char
     return status;
 }
 
+int cli_several_inputs(const struct cli_args *args) { return args->ninputs > 1; }
+
 int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ctx *ctx, cli_file_fn fn, void *arg,
                   const char *out_ext)
 {

@@ -89,6 +89,11 @@ typedef int (*cli_file_fn)(gvis_ctx *ctx, const char *in, const char *out, void 
  * batch goes on.  Returns the exit status (0, 1, or 2 for a usage error). */
 int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ctx *ctx, cli_file_fn fn,
                   void *arg, const char *out_ext);
+/* 1 when the run has several inputs, 0 for one: the one place that decides, so that an
+ * output whose shape tells inputs apart (hist's long CSV) keys on the command line, not on
+ * what the inputs hold.  Where folders and --list come in (the batch pipeline), they are
+ * to count as several here, however many files they turn out to hold. */
+int cli_several_inputs(const struct cli_args *args);
 /* Derives the output path for in with extension ext inside dir (malloc'd). */
 char *cli_output_in_dir(const char *dir, const char *in, const char *ext);
 /* Two different inputs with one base name (a/x.png, b/x.png) would both be written to

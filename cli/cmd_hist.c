@@ -17,7 +17,8 @@ struct hist_opts {
     int plot_size[2];
     int equalize;
     int per_channel;
-    int many;           /* several inputs to one stream: a file column / JSON Lines */
+    int many;           /* several inputs to one stream: JSON Lines, one CSV header */
+    int long_form;      /* several inputs: CSV file,channel,bin,count (cli_several_inputs) */
     const char *format;
     int header_done;
 };
@@ -48,6 +49,35 @@ static const char *channel_name(int channels, int c)
     return channels == 1 ? "count" : rgba[c];
 }
 
+/* CSV of several inputs, whatever their channels: one row per file, channel and bin, so
+ * that gray, colour and RGBA files share one header (file,channel,bin,count). */
+static int format_long(const struct hist_opts *o, const char *in, const gvis_image *img, const gvis_hist *h,
+                       gvis_buf *b)
+{
+    int rc = 0;
+    if (!o->many || !o->header_done) /* one header per stream, one per file in -o DIR/ */
+        rc = gvis_buf_printf(b, "file,channel,bin,count\n");
+    /* the file name quoted as CSV does when it holds a comma, quote or newline */
+    gvis_buf name = {0};
+    if (!rc && strpbrk(in, ",\"\n")) {
+        rc = gvis_buf_printf(&name, "\"");
+        for (const char *p = in; !rc && *p; p++)
+            rc = *p == '"' ? gvis_buf_printf(&name, "\"\"") : gvis_buf_append(&name, p, 1);
+        if (!rc) rc = gvis_buf_printf(&name, "\"");
+    } else if (!rc) {
+        rc = gvis_buf_printf(&name, "%s", in);
+    }
+    for (int c = 0; !rc && c < h->channels; c++) {
+        int ch = o->channel >= 0 ? o->channel : c;
+        const char *nm = img->channels == 1 ? "gray" : channel_name(4, ch);
+        for (int k = 0; !rc && k < h->bins; k++)
+            rc = gvis_buf_printf(b, "%.*s,%s,%d,%llu\n", (int)name.len, (const char *)name.data, nm, k,
+                                 (unsigned long long)h->counts[(size_t)c * h->bins + k]);
+    }
+    gvis_buf_free(&name);
+    return rc;
+}
+
 static int format_hist(const struct hist_opts *o, const char *in, const gvis_image *img, const gvis_hist *h,
                        int json, gvis_buf *b)
 {
@@ -72,27 +102,16 @@ static int format_hist(const struct hist_opts *o, const char *in, const gvis_ima
         if (!rc) rc = gvis_buf_printf(b, "}}\n");
         return rc;
     }
-    /* CSV: bin,count or bin,r,g,b[,a]; with several inputs on one stream a file column leads */
-    if (!o->many || !o->header_done) {
-        rc = gvis_buf_printf(b, "%sbin", o->many ? "file," : "");
-        for (int c = 0; !rc && c < chans; c++)
-            rc = gvis_buf_printf(b, ",%s", o->channel >= 0 ? (img->channels == 1 ? "count" : channel_name(4, o->channel))
-                                                            : channel_name(chans, c));
-        if (!rc) rc = gvis_buf_printf(b, "\n");
-    }
+    if (o->long_form)
+        return format_long(o, in, img, h, b);
+    /* CSV of one input: bin,count or bin,r,g,b[,a] */
+    rc = gvis_buf_printf(b, "bin");
+    for (int c = 0; !rc && c < chans; c++)
+        rc = gvis_buf_printf(b, ",%s", o->channel >= 0 ? (img->channels == 1 ? "count" : channel_name(4, o->channel))
+                                                        : channel_name(chans, c));
+    if (!rc) rc = gvis_buf_printf(b, "\n");
     for (int k = 0; !rc && k < h->bins; k++) {
-        if (o->many) {
-            /* quote the file name as CSV does when it holds a comma, quote or newline */
-            if (strpbrk(in, ",\"\n")) {
-                rc = gvis_buf_printf(b, "\"");
-                for (const char *p = in; !rc && *p; p++)
-                    rc = *p == '"' ? gvis_buf_printf(b, "\"\"") : gvis_buf_append(b, p, 1);
-                if (!rc) rc = gvis_buf_printf(b, "\",");
-            } else {
-                rc = gvis_buf_printf(b, "%s,", in);
-            }
-        }
-        if (!rc) rc = gvis_buf_printf(b, "%d", k);
+        rc = gvis_buf_printf(b, "%d", k);
         for (int c = 0; !rc && c < chans; c++)
             rc = gvis_buf_printf(b, ",%llu", (unsigned long long)h->counts[(size_t)c * h->bins + k]);
         if (!rc) rc = gvis_buf_printf(b, "\n");
@@ -220,6 +239,7 @@ int cmd_hist(int argc, char **argv)
     }
     o.format = args.format;
     o.many = args.ninputs > 1 && (!args.output || strcmp(args.output, "-") == 0) && !o.equalize;
+    o.long_form = cli_several_inputs(&args);
     int status;
     gvis_ctx *ctx = cli_context(&status);
     if (!ctx) {

@@ -32,13 +32,34 @@ check "-o x.csv writes CSV" test "$(head -1 "$T/h.csv")" = "bin,count"
 check "-o writes nothing on stdout" test ! -s "$T/out"
 
 ok "several inputs to stdout" "$GVIS" hist "$T/g.png" "$T/c.png"
-check "several inputs: a file column" test "$(head -1 "$T/out")" = "file,bin,count"
+check "several inputs: long form" test "$(head -1 "$T/out")" = "file,channel,bin,count"
 check "several inputs: one header" test "$(grep -c '^file,' "$T/out")" -eq 1
-check "several inputs: rows of both" test "$(grep -c "^$T/c.png," "$T/out")" -eq 256
+check "several inputs: 256 rows of gray" test "$(grep -c "^$T/g.png,gray," "$T/out")" -eq 256
+check "several inputs: 3 x 256 rows of colour" test "$(grep -c "^$T/c.png,[rgb]," "$T/out")" -eq 768
+check "several inputs: same counts as one input" test "$(grep "^$T/c.png,g," "$T/out" | cut -d, -f4 | md5sum)" = "$("$GVIS" hist "$T/c.png" | tail -n +2 | cut -d, -f3 | md5sum)"
+# gray, RGB and RGBA files in one CSV: every row has the header's four fields (issue 12)
+ok "mixed channel counts" "$GVIS" hist "$T/g.png" "$T/c.png" "$T/a.png"
+check "mixed: every row has 4 fields" test "$(awk -F, 'NF != 4' "$T/out" | wc -l)" -eq 0
+check "mixed: 1 + 3 + 4 channels of 256 bins" test "$(tail -n +2 "$T/out" | wc -l)" -eq $((8 * 256))
+if [ -x /usr/bin/python3 ]; then
+  check "mixed: csv.DictReader reads it" /usr/bin/python3 -c '
+import csv,sys,collections
+rows=list(csv.DictReader(open(sys.argv[1])))
+assert all(None not in r and len(r)==4 for r in rows), "ragged"
+n=collections.Counter((r["file"].rsplit("/",1)[1],r["channel"]) for r in rows)
+assert sorted(n)==[("a.png",c) for c in "abgr"]+[("c.png",c) for c in "bgr"]+[("g.png","gray")], n
+assert all(v==256 for v in n.values()), n
+tot=collections.Counter()
+for r in rows: tot[(r["file"],r["channel"])]+=int(r["count"])
+assert set(tot.values())=={37*23}, tot' "$T/out"
+fi
+ok "several inputs, --channel" "$GVIS" hist --channel 2 "$T/c.png" "$T/a.png"
+check "--channel: only that channel" test "$(tail -n +2 "$T/out" | cut -d, -f2 | sort -u)" = "b"
 ok "several inputs json lines" "$GVIS" hist --json "$T/g.png" "$T/c.png"
 check "json lines: two lines" test "$(wc -l <"$T/out")" -eq 2
 ok "several inputs -o DIR/" "$GVIS" hist "$T/g.png" "$T/c.png" -o "$T/dir/"
 check "DIR/g.csv and DIR/c.csv" test -s "$T/dir/g.csv" -a -s "$T/dir/c.csv"
+check "DIR/: each file the long form with its header" test "$(head -1 "$T/dir/g.csv")" = "file,channel,bin,count" -a "$(head -1 "$T/dir/c.csv")" = "file,channel,bin,count"
 fails "several inputs -o FILE" 2 "2 inputs need -o DIR/" "$GVIS" hist "$T/g.png" "$T/c.png" -o "$T/one.csv"
 check "no file for a usage error" test ! -e "$T/one.csv"
 
