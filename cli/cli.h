@@ -101,6 +101,11 @@ char *cli_output_in_dir(const char *dir, const char *in, const char *ext);
  * work.  Returns -1 when every output is distinct, else the exit status to return. */
 int cli_distinct_outputs(const char *dir, char *const *inputs, int n, const char *ext);
 
+/* The name among names[0..n) that word (len bytes) most likely misspells: at most two
+ * edits away (one for words under five letters), else the one name it is a prefix of;
+ * NULL when none is close.  For "did you mean" after an unknown subcommand or option. */
+const char *cli_did_you_mean(const char *word, size_t len, const char *const *names, int n);
+
 /* Messages on stderr: "gvis SUB: message". */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

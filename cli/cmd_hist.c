@@ -142,9 +142,10 @@ static int hist_one(gvis_ctx *ctx, const char *in, const char *out, void *arg)
         p.bins = o->bins;
     if (o->range[1])
         p.lo = o->range[0], p.hi = o->range[1];
-    if (img.type == GVIS_U8 && (o->bins > 0 || o->range[1])) {
+    if (img.type == GVIS_U8 && o->range[1] > 256) {
         gvis_image_free(&img);
-        return gvis_error(GVIS_E_ARG, "--bins and --range are for 16-bit images; this one is 8-bit (256 bins)");
+        return gvis_error(GVIS_E_ARG, "--range %u:%u is beyond the values of an 8-bit image (0:256)", o->range[0],
+                          o->range[1]);
     }
     if (o->equalize) {
         gvis_image eq = {0};
@@ -204,8 +205,8 @@ int cmd_hist(int argc, char **argv)
     o.plot_size[1] = 400;
     const struct opt opts[] = {
         {"channel", 0, OPT_INT, &o.channel, NULL, "N", "only channel N (0 = red or gray)"},
-        {"bins", 0, OPT_INT, &o.bins, NULL, "N", "16-bit images: number of bins (default 256)"},
-        {"range", 0, OPT_CUSTOM, &o.range, parse_range, "LO:HI", "16-bit images: counted values (default 0:65536)"},
+        {"bins", 0, OPT_INT, &o.bins, NULL, "N", "number of bins (default 256)"},
+        {"range", 0, OPT_CUSTOM, &o.range, parse_range, "LO:HI", "counted values (default 0:256, 16-bit 0:65536)"},
         {"json", 0, OPT_FLAG, &o.json, NULL, NULL, "JSON instead of CSV (also from -o x.json)"},
         {"plot", 0, OPT_STRING, &o.plot, NULL, "FILE.png", "a bar chart of the histogram (DIR/ for several inputs)"},
         {"plot-size", 0, OPT_CUSTOM, o.plot_size, cli_parse_size, "WxH", "size of the plot (default 800x400)"},

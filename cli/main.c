@@ -69,7 +69,12 @@ static void on_signal(int sig)
 static int show_man(const char *sub)
 {
     if (sub && !cli_command_summary(sub) && strcmp(sub, "gvis") != 0) {
-        fprintf(stderr, "gvis help: unknown subcommand '%s'\nTry 'gvis --help' for the list.\n", sub);
+        const char *names[sizeof commands / sizeof commands[0]];
+        for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+            names[k] = commands[k].name;
+        const char *near = cli_did_you_mean(sub, strlen(sub), names, (int)(sizeof commands / sizeof commands[0]));
+        fprintf(stderr, "gvis help: unknown subcommand '%s'%s%s%s\nTry 'gvis --help' for the list.\n", sub,
+                near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
         return EXIT_USAGE;
     }
     char page[64], path[4096];
@@ -134,9 +139,22 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
         if (strcmp(commands[k].name, name) == 0) {
             g_cmd = commands[k].name;
+            int nthreads;
+            if (gvis_threads_env(&nthreads) != GVIS_OK)
+                cli_warn("%s; using the %d online CPUs", gvis_errmsg(), gvis_threads());
             return cli_finish_stdout(commands[k].fn(argc - i, argv + i));
         }
     }
-    fprintf(stderr, "gvis: unknown subcommand '%s'\nTry 'gvis --help' for the list.\n", name);
+    const char *names[sizeof commands / sizeof commands[0] + 1];
+    int nn = 0;
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+        names[nn++] = commands[k].name;
+    names[nn++] = "help";
+    const char *near = cli_did_you_mean(name, strlen(name), names, nn);
+    if (near)
+        fprintf(stderr, "gvis: unknown subcommand '%s'; did you mean '%s'?\nTry 'gvis --help' for the list.\n", name,
+                near);
+    else
+        fprintf(stderr, "gvis: unknown subcommand '%s'\nTry 'gvis --help' for the list.\n", name);
     return EXIT_USAGE;
 }

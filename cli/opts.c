@@ -284,6 +284,47 @@ static const struct opt *find_long(const struct opt *t, const char *name, size_t
     return NULL;
 }
 
+/* Optimal string alignment distance (edits, one transposition counting one) of two short words. */
+static int edit_distance(const char *a, size_t la, const char *b, size_t lb)
+{
+    if (la > 63 || lb > 63)
+        return 64;
+    int d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < v)
+                v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[la][lb];
+}
+
+const char *cli_did_you_mean(const char *word, size_t len, const char *const *names, int n)
+{
+    const char *best = NULL, *prefixed = NULL;
+    int best_d = len >= 5 ? 3 : 2, prefixes = 0; /* accepted: at most 2 edits (1 for short words) */
+    for (int i = 0; i < n; i++) {
+        size_t ln = strlen(names[i]);
+        int d = edit_distance(word, len, names[i], ln);
+        if (d < best_d)
+            best = names[i], best_d = d;
+        if (len >= 2 && ln > len && strncmp(names[i], word, len) == 0)
+            prefixed = names[i], prefixes++;
+    }
+    if (best && best_d > 0)
+        return best;
+    return prefixes == 1 ? prefixed : NULL;
+}
+
 static const struct opt *find_short(const struct opt *t, char c)
 {
     for (; t && t->name; t++)
@@ -311,8 +352,13 @@ static int apply(const struct opt *o, const char *value, int negated, const char
         *(const char **)o->dst = value;
         return 0;
     case OPT_CUSTOM:
-        if (o->parse(value, o->dst, err, sizeof err))
+        if (o->parse(value, o->dst, err, sizeof err)) {
+            /* a message that names its option already ("--quality takes ...") stands alone */
+            size_t n = strlen(spelled);
+            if (strncmp(err, spelled, n) == 0 && err[n] == ' ')
+                return cli_usage_error("%s", err);
             return cli_usage_error("%s: %s", spelled, err[0] ? err : "bad value");
+        }
         return 0;
     }
     return 0;
@@ -341,8 +387,17 @@ static int parse_one(const struct cli_cmd *cmd, int argc, char **argv, int *i, i
         int neg = 0;
         for (int t = 0; t < 3 && !o; t++)
             o = find_long(tables[t], name, len, &neg);
-        if (!o)
+        if (!o) {
+            const char *names[256];
+            int nn = 0;
+            for (int t = 0; t < 3; t++)
+                for (const struct opt *q = tables[t]; q && q->name && nn < 256; q++)
+                    names[nn++] = q->name;
+            const char *near = cli_did_you_mean(name, len, names, nn);
+            if (near)
+                return cli_usage_error("unknown option '--%.*s'; did you mean '--%s'?", (int)len, name, near);
             return cli_usage_error("unknown option '--%.*s'", (int)len, name);
+        }
         char spelled[80];
         snprintf(spelled, sizeof spelled, "--%.*s", (int)len, name);
         if (takes_no_value(o)) {

@@ -58,6 +58,8 @@ int main(void)
                 compare(cpu, gpu, &img, &p, "u8");
                 p.channel = c - 1;
                 compare(cpu, gpu, &img, &p, "u8 one channel");
+                p.bins = 7, p.lo = 13, p.hi = 250, p.channel = -1;
+                compare(cpu, gpu, &img, &p, "u8 7 bins 13:250");
                 compare_eq(cpu, gpu, &img, 0);
                 if (c > 1)
                     compare_eq(cpu, gpu, &img, 1);

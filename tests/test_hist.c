@@ -94,6 +94,13 @@ int main(void)
                 check_hist(ctx, &img, &p, "u8");
                 p.channel = c - 1;
                 check_hist(ctx, &img, &p, "u8 one channel");
+                /* other bins and ranges on 8 bits (issue 12): the 16-bit rule */
+                p.bins = 64, p.channel = -1;
+                check_hist(ctx, &img, &p, "u8 64 bins");
+                p.bins = 7, p.lo = 13, p.hi = 250;
+                check_hist(ctx, &img, &p, "u8 7 bins 13:250");
+                p.bins = 1000, p.lo = 0, p.hi = 256, p.channel = c - 1;
+                check_hist(ctx, &img, &p, "u8 1000 bins");
                 gvis_image_free(&img);
 
                 t_make(&img, sizes[s][0], sizes[s][1], c, GVIS_U16, kind, s % 2 ? 64 : 0);
@@ -118,7 +125,7 @@ int main(void)
     p.channel = 1;
     CHECK(gvis_hist_compute(ctx, &img, &p, &h) == GVIS_E_ARG);
     gvis_hist_defaults(&img, &p);
-    p.bins = 100;
+    p.hi = 257; /* beyond 8-bit values */
     CHECK(gvis_hist_compute(ctx, &img, &p, &h) == GVIS_E_ARG);
     gvis_image_free(&img);
     t_make(&img, 8, 8, 1, GVIS_F32, 1, 0);

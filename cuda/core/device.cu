@@ -33,4 +33,13 @@ extern "C" int gvis_cu_device_props(int index, char *name, size_t name_len, int 
     return 0;
 }
 
+extern "C" void gvis_cu_versions(int *driver, int *runtime)
+{
+    *driver = *runtime = 0;
+    if (cudaDriverGetVersion(driver) != cudaSuccess) // 0 where no libcuda.so can be loaded
+        *driver = 0;
+    cudaRuntimeGetVersion(runtime);
+    cudaGetLastError();
+}
+
 extern "C" const char *gvis_cu_strerror(int err) { return cudaGetErrorString((cudaError_t)err); }

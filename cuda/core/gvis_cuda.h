@@ -23,6 +23,9 @@ int gvis_cu_device_count(int *count);
 int gvis_cu_device_props(int index, char *name, size_t name_len, int *major, int *minor,
                          int *mps, size_t *mem, int *driver, int *runtime);
 const char *gvis_cu_strerror(int err);
+/* The CUDA versions of the installed driver (0: no driver at all) and of the runtime
+ * gvis was built with, as 1000 * major + 10 * minor. */
+void gvis_cu_versions(int *driver, int *runtime);
 
 /* ---- a job: one device, one stream, reusable buffers and events (cuda/core/job.cu) ---- */
 typedef struct gvis_cu_job gvis_cu_job;

@@ -34,9 +34,18 @@ int gvis_cuda_devices(int *count, char *reason, size_t reason_len)
 #ifdef GVIS_HAVE_CUDA
     int n = 0, err = gvis_cu_device_count(&n);
     if (err) {
-        /* 35 (insufficient driver) and 34 (the driver placeholder library) mean: no driver here. */
-        if (err == 35 || err == 34 || err == 100)
-            snprintf(reason, reason_len, "no CUDA driver or GPU found (%s)", gvis_cu_strerror(err));
+        /* 35 (insufficient driver) is also what the runtime says where there is no driver at
+         * all, and 34 (the driver placeholder library) means none: the driver's version tells
+         * "install one" from "update it" */
+        int drv = 0, rt = 0;
+        gvis_cu_versions(&drv, &rt);
+        if (err == 34 || ((err == 35 || err == 100) && drv == 0))
+            snprintf(reason, reason_len, "no NVIDIA driver found");
+        else if (err == 35)
+            snprintf(reason, reason_len, "the NVIDIA driver supports CUDA %d.%d, older than the CUDA %d.%d runtime of this gvis: update the driver",
+                     drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+        else if (err == 100)
+            snprintf(reason, reason_len, "no CUDA device found (%s)", gvis_cu_strerror(err));
         else
             snprintf(reason, reason_len, "CUDA initialisation failed: %s", gvis_cu_strerror(err));
         return GVIS_OK;

@@ -94,6 +94,10 @@ typedef void (*gvis_task_fn)(void *arg, int index, int count);
 void gvis_parallel(int count, gvis_task_fn fn, void *arg);
 /* Number of threads gvis_parallel uses (GVIS_THREADS, else the online CPUs). */
 int gvis_threads(void);
+/* GVIS_THREADS read strictly: *n = its value (at most the pool's limit), 0 when unset or
+ * empty; GVIS_E_ARG with a message when it is set to anything but a whole number from 1
+ * up, which gvis_threads() then ignores (the online CPUs). */
+int gvis_threads_env(int *n);
 /* Splits [0, n) into count nearly equal parts; part index gets [*begin, *end). */
 void gvis_split(size_t n, int index, int count, size_t *begin, size_t *end);
 

@@ -5,6 +5,7 @@
  * they sleep, and back-to-back calls (histogram, table, lookup) start at once. */
 #include "gvis.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -87,10 +88,25 @@ static void *worker(void *unused)
     return NULL;
 }
 
-static void start_pool(void)
+/* GVIS_THREADS: its value (at most MAX_THREADS), 0 unset or empty, -1 not a number from 1 up */
+static int parse_threads_env(void)
 {
     const char *e = getenv("GVIS_THREADS");
-    long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    if (!e || !*e)
+        return 0;
+    char *end;
+    errno = 0;
+    long v = strtol(e, &end, 10);
+    if (end == e || *end || errno || v < 1)
+        return -1;
+    return v > MAX_THREADS ? MAX_THREADS : (int)v;
+}
+
+static void start_pool(void)
+{
+    /* a GVIS_THREADS that is not a number from 1 up counts as unset (cli/ warns about it) */
+    int env = parse_threads_env();
+    long n = env > 0 ? env : sysconf(_SC_NPROCESSORS_ONLN);
     if (n < 1)
         n = 1;
     if (n > MAX_THREADS)
@@ -107,6 +123,16 @@ static void start_pool(void)
         }
     }
     pthread_attr_destroy(&attr);
+}
+
+int gvis_threads_env(int *n)
+{
+    *n = parse_threads_env();
+    if (*n < 0) {
+        *n = 0;
+        return gvis_error(GVIS_E_ARG, "GVIS_THREADS='%s' is not a whole number from 1 up", getenv("GVIS_THREADS"));
+    }
+    return GVIS_OK;
 }
 
 int gvis_threads(void)

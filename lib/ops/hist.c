@@ -127,8 +127,8 @@ static int check_params(const gvis_image *img, const gvis_hist_params *p)
         return gvis_error(GVIS_E_FORMAT, "histograms need an 8- or 16-bit image, this one is float");
     if (p->channel >= img->channels)
         return gvis_error(GVIS_E_ARG, "channel %d does not exist (the image has %d)", p->channel, img->channels);
-    if (img->type == GVIS_U8 && (p->bins != 256 || p->lo != 0 || p->hi != 256))
-        return gvis_error(GVIS_E_ARG, "8-bit images take 256 bins over 0:256");
+    if (img->type == GVIS_U8 && p->hi > 256)
+        return gvis_error(GVIS_E_ARG, "range %u:%u is beyond the 8-bit values 0:256", p->lo, p->hi);
     if (p->bins < 1 || p->bins > 65536)
         return gvis_error(GVIS_E_ARG, "bins must be 1 to 65536");
     if (p->lo >= p->hi || p->hi > 65536)
@@ -262,15 +262,37 @@ int gvis_hist_compute(gvis_ctx *ctx, const gvis_image *img, const gvis_hist_para
     int rc = check_params(img, p);
     if (rc)
         return rc;
+    /* 8-bit with other bins or a range: the 256-bin histogram (the fast kernels of both
+     * devices), then its values gathered into the bins asked for, by the 16-bit rule */
+    gvis_hist_params full = *p;
+    int rebin = img->type == GVIS_U8 && (p->bins != 256 || p->lo != 0 || p->hi != 256);
+    if (rebin)
+        full.bins = 256, full.lo = 0, full.hi = 256;
     out->channels = p->channel >= 0 ? 1 : img->channels;
-    out->bins = p->bins;
-    out->lo = p->lo;
-    out->hi = p->hi;
+    out->bins = full.bins;
+    out->lo = full.lo;
+    out->hi = full.hi;
     out->counts = calloc((size_t)out->channels * (size_t)out->bins, sizeof *out->counts);
     if (!out->counts)
         return gvis_error(GVIS_E_NOMEM, "out of memory");
-    struct hist_call c = {img, p, out, {0}};
+    struct hist_call c = {img, &full, out, {0}};
     rc = gvis_dispatch(ctx, "histogram", hist_cpu, hist_cuda, &c);
+    if (!rc && rebin) {
+        uint64_t *counts = calloc((size_t)out->channels * (size_t)p->bins, sizeof *counts);
+        if (!counts)
+            rc = gvis_error(GVIS_E_NOMEM, "out of memory");
+        for (int ch = 0; !rc && ch < out->channels; ch++)
+            for (uint32_t v = p->lo; v < p->hi; v++)
+                counts[(size_t)ch * p->bins + (v - p->lo) * (uint64_t)p->bins / (p->hi - p->lo)] +=
+                    out->counts[(size_t)ch * 256 + v];
+        if (!rc) {
+            free(out->counts);
+            out->counts = counts;
+            out->bins = p->bins;
+            out->lo = p->lo;
+            out->hi = p->hi;
+        }
+    }
     if (rc)
         gvis_hist_free(out);
     return rc;

@@ -6,8 +6,8 @@
 
 typedef struct {
     int channel;     /* -1: every channel; else only this one */
-    int bins;        /* 8-bit: 256; 16-bit: 1..65536 */
-    uint32_t lo, hi; /* 16-bit range [lo, hi): bin = (v - lo) * bins / (hi - lo) */
+    int bins;        /* 1..65536 (default 256) */
+    uint32_t lo, hi; /* counted values [lo, hi), hi <= 256 for 8-bit: bin = (v - lo) * bins / (hi - lo) */
 } gvis_hist_params;
 
 typedef struct {

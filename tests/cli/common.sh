@@ -10,6 +10,37 @@ check "--version names gvis" grep -Eq '^gvis [0-9]+\.[0-9]+\.[0-9]+' "$T/out"
 fails "no subcommand" 2 'usage: gvis' "$GVIS"
 fails "unknown subcommand" 2 "^gvis: unknown subcommand 'frobnicate'" "$GVIS" frobnicate
 fails "unknown global option" 2 "unknown option '--frob'" "$GVIS" --frob hist x
+# did you mean (issue 12): a near miss is named, a word far from every name is not
+fails "misspelt subcommand" 2 "^gvis: unknown subcommand 'gaus'; did you mean 'gauss'\?" "$GVIS" gaus --sigma 2 x.png -o y.png
+fails "transposed subcommand" 2 "did you mean 'disparity'\?" "$GVIS" dispairty l.png r.png
+fails "subcommand prefix" 2 "did you mean 'warpaffine'\?" "$GVIS" warp x.png
+fails "help misspelt" 2 "unknown subcommand 'hsit'; did you mean 'hist'\?" "$GVIS" help hsit
+fails "misspelt option" 2 "^gvis gauss: unknown option '--sigm'; did you mean '--sigma'\?" "$GVIS" gauss --sigm 2 x.png -o y.png
+fails "misspelt global option" 2 "unknown option '--devise'; did you mean '--device'\?" "$GVIS" --devise cpu hist x.png
+fails "misspelt io option" 2 "did you mean '--format'\?" "$GVIS" hist --fromat json x.png
+run "$GVIS" frobnicate
+check "no suggestion far from every name" test "$rc" -eq 2 -a "$(grep -c 'did you mean' "$T/err")" -eq 0
+run "$GVIS" gauss --zzzzzz 1 x.png
+check "no option suggestion far from every name" test "$rc" -eq 2 -a "$(grep -c 'did you mean' "$T/err")" -eq 0
+# a value's message that names its option is not prefixed with it again
+fails "--quality 101 said once" 2 "^gvis gauss: --quality takes a whole number from 1 to 100, not '101'$" "$GVIS" gauss --sigma 1 --quality 101 x.png -o y.jpg
+fails "--repeat 0 said once" 2 "^gvis hist: --repeat takes a whole number" "$GVIS" hist --repeat 0 x.png
+# GVIS_THREADS that is not a number: warned, and the CPUs used (not 1 thread in silence)
+"$MKIMAGE" 9 7 1 u8 random "$T/t.png"
+GVIS_THREADS=abc "$GVIS" hist "$T/t.png" >"$T/out" 2>"$T/err"; rc=$?
+check "GVIS_THREADS=abc still runs" test "$rc" -eq 0 -a -s "$T/out"
+check "GVIS_THREADS=abc is warned" grep -q "warning: GVIS_THREADS='abc' is not a whole number from 1 up; using the [0-9]* online CPUs" "$T/err"
+GVIS_THREADS=abc "$GVIS" info >"$T/out" 2>"$T/err"
+check "GVIS_THREADS=abc: the online CPUs" test "$(sed -n 's/^cpu threads: //p' "$T/out")" -eq "$(GVIS_THREADS= "$GVIS" info | sed -n 's/^cpu threads: //p')"
+for v in 0 -3 4x ""; do
+  GVIS_THREADS=$v "$GVIS" hist "$T/t.png" >/dev/null 2>"$T/err"
+  if [ -n "$v" ]; then check "GVIS_THREADS='$v' is warned" grep -q "GVIS_THREADS='$v'" "$T/err"
+  else check "GVIS_THREADS empty: no warning" test ! -s "$T/err"; fi
+done
+GVIS_THREADS=3 "$GVIS" info >"$T/out" 2>"$T/err"
+check "GVIS_THREADS=3 is taken" test "$(sed -n 's/^cpu threads: //p' "$T/out")" -eq 3 -a ! -s "$T/err"
+GVIS_THREADS=abc "$GVIS" -q hist "$T/t.png" >/dev/null 2>"$T/err"
+check "-q silences the GVIS_THREADS warning" test ! -s "$T/err"
 fails "bad device" 2 "bad device 'gpu'" "$GVIS" --device gpu info
 fails "bad device index" 2 "bad device 'cuda:x'" "$GVIS" hist --device cuda:x x.png
 fails "repeat zero" 2 "repeat takes a whole number" "$GVIS" --repeat 0 info

@@ -72,7 +72,19 @@ check "16-bit 256 bins" test "$(tail -n +2 "$T/out" | wc -l)" -eq 256
 ok "16-bit bins and range" "$GVIS" hist --bins 16 --range 0:65536 "$T/w.png"
 check "16-bit 16 bins" test "$(tail -n +2 "$T/out" | wc -l)" -eq 16
 check "16-bit counts sum to the pixels" test "$(tail -n +2 "$T/out" | awk -F, '{s+=$2} END {print s}')" -eq $((37 * 23))
-fails "bins on 8-bit" 2 "--bins and --range are for 16-bit" "$GVIS" hist --bins 16 "$T/g.png"
+# --bins and --range on 8-bit images (issue 12): the 16-bit rule over the values 0:256
+"$GVIS" hist "$T/c.png" >"$T/full.csv"
+ok "8-bit --bins 64" "$GVIS" hist --bins 64 "$T/c.png"
+check "8-bit --bins 64: 64 rows" test "$(tail -n +2 "$T/out" | wc -l)" -eq 64
+check "8-bit --bins 64: bin k holds values 4k..4k+3" test "$(tail -n +2 "$T/out" | md5sum)" = "$(tail -n +2 "$T/full.csv" | awk -F, '{k=int($1/4); for(c=2;c<=4;c++) s[k,c]+=$c} END {for(k=0;k<64;k++) print k "," s[k,2] "," s[k,3] "," s[k,4]}' | md5sum)"
+ok "8-bit --bins 10 --range 100:200" "$GVIS" hist --bins 10 --range 100:200 --channel 1 "$T/c.png"
+check "8-bit range: bin k holds 100+10k..109+10k" test "$(tail -n +2 "$T/out" | md5sum)" = "$(tail -n +2 "$T/full.csv" | awk -F, '$1>=100 && $1<200 {s[int(($1-100)/10)]+=$3} END {for(k=0;k<10;k++) print k "," s[k]+0}' | md5sum)"
+ok "8-bit --bins 3 (uneven bins)" "$GVIS" hist --bins 3 "$T/g.png"
+check "8-bit --bins 3: counts sum to the pixels" test "$(tail -n +2 "$T/out" | awk -F, '{s+=$2} END {print s}')" -eq $((37 * 23))
+check "8-bit --bins 3: bin of v is v*3/256" test "$(tail -n +2 "$T/out" | md5sum)" = "$("$GVIS" hist "$T/g.png" | tail -n +2 | awk -F, '{s[int($1*3/256)]+=$2} END {for(k=0;k<3;k++) print k "," s[k]+0}' | md5sum)"
+ok "8-bit --bins 64 --json" "$GVIS" hist --bins 64 --json "$T/g.png"
+check "8-bit json says 64 bins over 0:256" grep -q '"bins": 64, "range": \[0, 256\]' "$T/out"
+fails "8-bit range beyond 255" 2 "'$T/g.png': --range 0:1000 is beyond the values of an 8-bit image \(0:256\)" "$GVIS" hist --range 0:1000 "$T/g.png"
 fails "bad range" 2 "not a range" "$GVIS" hist --range 5 "$T/w.png"
 fails "empty range" 2 "LO < HI" "$GVIS" hist --range 9:9 "$T/w.png"
 fails "bins zero" 2 "--bins takes 1 to 65536" "$GVIS" hist --bins 0 "$T/w.png"

@@ -5,6 +5,14 @@ ok "info" "$GVIS" info
 check "info names the version" grep -Eq '^gvis [0-9]' "$T/out"
 check "info says the build" grep -Eq '^build: (CUDA|CPU only)' "$T/out"
 check "info lists devices or says why none" grep -Eq '^(cuda:[0-9]+: |no usable CUDA device: )' "$T/out"
+# no NVIDIA driver at all: say so, not "driver version is insufficient" (an upgrade) (issue 12)
+if grep -q '^build: CUDA' "$T/out" && [ ! -e /proc/driver/nvidia/version ] &&
+   ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
+  check "no driver: says no NVIDIA driver found" grep -q '^no usable CUDA device: no NVIDIA driver found; gvis runs on the CPU$' "$T/out"
+  check "no driver: no word of an insufficient driver" test "$(grep -ci insufficient "$T/out")" -eq 0
+  "$MKIMAGE" 5 5 1 u8 random "$T/d.png"
+  fails "no driver: --device cuda says why" 1 "no usable CUDA device: no NVIDIA driver found" "$GVIS" --device cuda hist "$T/d.png"
+fi
 ok "info --json" "$GVIS" info --json
 if [ -x /usr/bin/python3 ]; then
   check "info --json parses" /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "version" in d and "devices" in d and isinstance(d["cuda"], bool)' "$T/out"
