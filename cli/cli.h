@@ -51,6 +51,11 @@ struct cli_args {
     const char *output;   /* -o, NULL when absent */
     const char *format;   /* --format NAME, NULL when absent */
     int quality;          /* --quality, 0 when absent */
+    int no_autorotate;    /* --no-autorotate */
+    int strip;            /* --strip */
+    int png_level;        /* --png-level N as N + 1; 0 when absent */
+    int lossless;         /* --lossless (WebP) */
+    int page;             /* --page N (TIFF), 0 when absent */
 };
 
 /* Global options (DESIGN.md section 2); they may stand before or after the subcommand. */

@@ -74,6 +74,8 @@ static int gauss_one(gvis_ctx *ctx, const char *in, const char *out, void *arg)
     if (!rc)
         rc = gvis_gauss(ctx, &img, &o->p, &dst);
     if (!rc)
+        rc = gvis_image_copy_meta(&dst, &img);
+    if (!rc)
         rc = gvis_save(ctx, out, o->format ? gvis_format_from_name(o->format) : GVIS_FMT_NONE, &dst);
     gvis_image_free(&dst);
     gvis_image_free(&img);

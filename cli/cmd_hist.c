@@ -151,6 +151,8 @@ static int hist_one(gvis_ctx *ctx, const char *in, const char *out, void *arg)
         gvis_image eq = {0};
         rc = gvis_equalize(ctx, &img, o->per_channel, &eq);
         if (!rc)
+            rc = gvis_image_copy_meta(&eq, &img);
+        if (!rc)
             rc = gvis_save(ctx, out, gvis_format_from_name(o->format), &eq);
         gvis_image_free(&eq);
     }

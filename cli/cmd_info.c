@@ -13,6 +13,45 @@ static void version_text(char *s, size_t n, int v)
     snprintf(s, n, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
+/* The image formats and the library that reads and writes each in this build. */
+static const gvis_format image_formats[] = {GVIS_FMT_PNG, GVIS_FMT_JPEG, GVIS_FMT_TIFF, GVIS_FMT_WEBP, GVIS_FMT_BMP,
+                                            GVIS_FMT_TGA,  GVIS_FMT_PGM,  GVIS_FMT_PPM,  GVIS_FMT_PFM,  GVIS_FMT_NPY};
+#define N_FORMATS (sizeof image_formats / sizeof image_formats[0])
+
+static void codecs_text(gvis_buf *b)
+{
+    gvis_buf_printf(b, "formats (read / write):\n");
+    for (size_t i = 0; i < N_FORMATS; i++) {
+        const char *r = gvis_codec_name(image_formats[i], 0), *w = gvis_codec_name(image_formats[i], 1);
+        if (!r && !w)
+            gvis_buf_printf(b, "  %-5s not in this build\n", gvis_format_name(image_formats[i]));
+        else if (r && w && strcmp(r, w) == 0)
+            gvis_buf_printf(b, "  %-5s %s\n", gvis_format_name(image_formats[i]), r);
+        else
+            gvis_buf_printf(b, "  %-5s %s / %s\n", gvis_format_name(image_formats[i]), r ? r : "-", w ? w : "-");
+    }
+}
+
+static void codecs_json(gvis_buf *b)
+{
+    gvis_buf_printf(b, ", \"formats\": {");
+    for (size_t i = 0; i < N_FORMATS; i++) {
+        const char *r = gvis_codec_name(image_formats[i], 0), *w = gvis_codec_name(image_formats[i], 1);
+        gvis_buf_printf(b, "%s\"%s\": {\"read\": ", i ? ", " : "", gvis_format_name(image_formats[i]));
+        if (r)
+            gvis_buf_json_string(b, r);
+        else
+            gvis_buf_printf(b, "null");
+        gvis_buf_printf(b, ", \"write\": ");
+        if (w)
+            gvis_buf_json_string(b, w);
+        else
+            gvis_buf_printf(b, "null");
+        gvis_buf_printf(b, "}");
+    }
+    gvis_buf_printf(b, "}");
+}
+
 int cmd_info(int argc, char **argv)
 {
     int json = 0;
@@ -53,6 +92,7 @@ int cmd_info(int argc, char **argv)
                             d.major, d.minor, d.multiprocessors, d.memory_bytes, drv, rt);
         }
         gvis_buf_printf(&b, "]");
+        codecs_json(&b);
         if (n == 0) {
             gvis_buf_printf(&b, ", \"no_device_reason\": ");
             gvis_buf_json_string(&b, why);
@@ -65,6 +105,7 @@ int cmd_info(int argc, char **argv)
         else
             gvis_buf_printf(&b, "build: CPU only (built without CUDA)\n");
         gvis_buf_printf(&b, "cpu threads: %d\n", gvis_threads());
+        codecs_text(&b);
         for (int i = 0; i < n; i++) {
             gvis_device_info d;
             if (gvis_cuda_device_info(i, &d)) {

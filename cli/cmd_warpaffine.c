@@ -242,6 +242,8 @@ static int warp_one(gvis_ctx *ctx, const char *in, const char *out, void *arg)
             gvis_image dst = {0};
             rc = gvis_warp(ctx, &img, &p, &dst);
             if (!rc)
+                rc = gvis_image_copy_meta(&dst, &img);
+            if (!rc)
                 rc = gvis_save(ctx, out, o->format ? gvis_format_from_name(o->format) : GVIS_FMT_NONE, &dst);
             gvis_image_free(&dst);
         }

@@ -368,6 +368,8 @@ static int yolo_one(gvis_ctx *ctx, const char *in, const char *out, void *arg)
         gvis_image pic = {0};
         rc = labels ? gvis_yolo_draw(&img, r.det, r.count, (const char *const *)labels, &pic)
                     : gvis_error(GVIS_E_NOMEM, "out of memory");
+        if (!rc)
+            rc = gvis_image_copy_meta(&pic, &img);
         if (!rc && gvis_same_file(out, o->draw))
             rc = gvis_error(GVIS_E_IO, "refusing to write over the image '%s'", o->draw);
         if (!rc)

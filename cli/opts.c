@@ -242,10 +242,32 @@ static int parse_quality(const char *v, void *dst, char *err, size_t errlen)
     return 0;
 }
 
+static int parse_png_level(const char *v, void *dst, char *err, size_t errlen)
+{
+    int n;
+    if (parse_int(v, &n) || n < 0 || n > 9) {
+        snprintf(err, errlen, "takes a zlib level from 0 (none) to 9 (smallest), not '%s'", v);
+        return -1;
+    }
+    *(int *)dst = n + 1;
+    return 0;
+}
+
+static int parse_page(const char *v, void *dst, char *err, size_t errlen)
+{
+    int n;
+    if (parse_int(v, &n) || n < 0 || n > 65535) {
+        snprintf(err, errlen, "takes a page number from 0 (the first), not '%s'", v);
+        return -1;
+    }
+    *(int *)dst = n;
+    return 0;
+}
+
 static int parse_format(const char *v, void *dst, char *err, size_t errlen)
 {
     if (gvis_format_from_name(v) == GVIS_FMT_NONE) {
-        snprintf(err, errlen, "unknown format '%s' (png, jpg, bmp, tga, pgm, ppm, pfm, npy, csv, json, txt)", v);
+        snprintf(err, errlen, "unknown format '%s' (png, jpg, tif, webp, bmp, tga, pgm, ppm, pfm, npy, csv, json, txt)", v);
         return -1;
     }
     *(const char **)dst = v;
@@ -368,7 +390,12 @@ static int apply(const struct opt *o, const char *value, int negated, const char
 static struct opt io_table[] = {
     {"output", 'o', OPT_STRING, NULL, NULL, "OUT", "output file, DIR/ for one output per input, - for stdout"},
     {"format", 0, OPT_CUSTOM, NULL, parse_format, "FMT", "output format (for -o - or to override the extension)"},
-    {"quality", 0, OPT_CUSTOM, NULL, parse_quality, "Q", "JPEG quality 1..100 (default 95)"},
+    {"quality", 0, OPT_CUSTOM, NULL, parse_quality, "Q", "JPEG / lossy WebP quality 1..100 (default 95 / 90)"},
+    {"png-level", 0, OPT_CUSTOM, NULL, parse_png_level, "N", "PNG zlib level 0..9 (default: fast, OpenCV's)"},
+    {"lossless", 0, OPT_FLAG, NULL, NULL, NULL, "lossless WebP"},
+    {"strip", 0, OPT_FLAG, NULL, NULL, NULL, "write no metadata (EXIF, ICC profile, resolution)"},
+    {"no-autorotate", 0, OPT_FLAG, NULL, NULL, NULL, "keep the stored EXIF orientation (default: turn upright)"},
+    {"page", 0, OPT_CUSTOM, NULL, parse_page, "N", "the page of a multi-page TIFF to read, from 0"},
     OPT_END,
 };
 
@@ -451,6 +478,11 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli_args 
     io_table[0].dst = &args->output;
     io_table[1].dst = &args->format;
     io_table[2].dst = &args->quality;
+    io_table[3].dst = &args->png_level;
+    io_table[4].dst = &args->lossless;
+    io_table[5].dst = &args->strip;
+    io_table[6].dst = &args->no_autorotate;
+    io_table[7].dst = &args->page;
     args->inputs = calloc((size_t)argc + 1, sizeof *args->inputs);
     if (!args->inputs) {
         cli_error("out of memory");
@@ -547,9 +579,16 @@ static void log_to_stderr(void *user, int level, const char *msg)
 
 gvis_ctx *cli_context(int *status)
 {
-    gvis_io_opts io = {0, 0};
+    gvis_io_opts io = {.max_pixels = 0};
     io.max_pixels = (size_t)g_opts.max_pixels;
     io.quality = cur_args ? cur_args->quality : 0;
+    if (cur_args) {
+        io.png_level = cur_args->png_level;
+        io.lossless = cur_args->lossless;
+        io.strip = cur_args->strip;
+        io.no_autorotate = cur_args->no_autorotate;
+        io.page = cur_args->page;
+    }
     gvis_ctx *ctx = NULL;
     int rc = gvis_ctx_create(&ctx, g_opts.device, g_opts.repeat, &io, log_to_stderr, NULL);
     if (rc) {

@@ -70,20 +70,36 @@ void gvis_buf_free(gvis_buf *b);
 
 typedef enum { GVIS_U8 = 1, GVIS_U16 = 2, GVIS_F32 = 4 } gvis_type; /* value: bytes per sample */
 
+/* What a file says about its pixels besides the pixels: kept from input to output where
+ * the output format can hold it (EXIF, ICC profile, resolution), dropped by --strip. */
+typedef struct gvis_meta {
+    uint8_t *exif;     /* TIFF-structured EXIF block ("II*\0" or "MM\0*"), no "Exif\0\0"; owned */
+    size_t exif_len;
+    uint8_t *icc;      /* ICC profile; owned */
+    size_t icc_len;
+    double xres, yres; /* pixels per inch; 0: not given */
+    int orientation;   /* EXIF orientation 1..8 as stored now (1 after autorotation); 0: none */
+} gvis_meta;
+
 typedef struct {
     int width, height;
     int channels;   /* 1, 3 or 4 */
     gvis_type type;
     size_t stride;  /* bytes from one row to the next (>= width * channels * type) */
     void *data;     /* owned; freed by gvis_image_free */
+    gvis_meta *meta;/* owned, may be NULL; set by the decoders, written by the encoders */
 } gvis_image;
 
 #define GVIS_ROW(img, y) ((void *)((uint8_t *)(img)->data + (size_t)(y) * (img)->stride))
 
-/* Allocates an uninitialised image; stride = width*channels*bytes rounded up to align
+/* Allocates an uninitialised image (meta NULL); stride = width*channels*bytes rounded up to align
  * (align 0 or 1: tight rows).  Zero sizes and overflow are GVIS_E_ARG / GVIS_E_LIMIT. */
 int gvis_image_alloc(gvis_image *img, int width, int height, int channels, gvis_type type, size_t align);
-void gvis_image_free(gvis_image *img);
+void gvis_image_free(gvis_image *img); /* frees the pixels and the metadata */
+/* Replaces dst's metadata with a copy of src's (none when src has none): what each command
+ * calls to carry its input's EXIF, ICC profile and resolution to the image it writes. */
+int gvis_image_copy_meta(gvis_image *dst, const gvis_image *src);
+void gvis_meta_free(gvis_meta *m);
 const char *gvis_type_name(gvis_type t); /* "u8", "u16", "f32" */
 
 /* ---- parallel CPU work -------------------------------------------------- */
@@ -108,9 +124,11 @@ typedef enum {
     GVIS_FMT_PNG, GVIS_FMT_JPEG, GVIS_FMT_BMP, GVIS_FMT_TGA,
     GVIS_FMT_PGM, GVIS_FMT_PPM, GVIS_FMT_PFM, GVIS_FMT_NPY,
     GVIS_FMT_CSV, GVIS_FMT_JSON, GVIS_FMT_TXT, GVIS_FMT_PLY,
+    GVIS_FMT_TIFF, GVIS_FMT_WEBP,
 } gvis_format;
 
-/* "png", "jpg"/"jpeg", "bmp", "tga", "pgm", "ppm"/"pnm", "pfm", "npy", "csv", "json", "txt", "ply". */
+/* "png", "jpg"/"jpeg", "bmp", "tga", "pgm", "ppm"/"pnm", "pfm", "npy", "tif"/"tiff", "webp",
+ * "csv", "json", "txt", "ply". */
 gvis_format gvis_format_from_name(const char *name);
 /* From a path's extension; GVIS_FMT_NONE when it has none or an unknown one. */
 gvis_format gvis_format_from_path(const char *path);
@@ -118,20 +136,31 @@ const char *gvis_format_name(gvis_format f); /* canonical extension, "png" ... *
 
 typedef struct {
     size_t max_pixels; /* refuse larger images from the header; 0: the default 2^28 */
-    int quality;       /* JPEG quality 1..100; 0: 95 */
+    int quality;       /* JPEG / lossy WebP quality 1..100; 0: 95 (WebP 90) */
+    int no_autorotate; /* keep the stored EXIF orientation instead of turning the pixels */
+    int strip;         /* write no metadata (EXIF, ICC profile, resolution) */
+    int png_level;     /* zlib level + 1 (1..10); 0: the default, OpenCV's (level 1, Sub filter, RLE) */
+    int lossless;      /* WebP: lossless */
+    int page;          /* TIFF: the page (directory) to read, from 0 */
 } gvis_io_opts;
+
+/* The library that reads (write 0) or writes (write 1) format f in this build: "libpng 1.6.39",
+ * "stb_image", "gvis" ...; NULL when this build cannot. */
+const char *gvis_codec_name(gvis_format f, int write);
 
 #define GVIS_DEFAULT_MAX_PIXELS ((size_t)1 << 28)
 
 /* Reads a whole file ("-" = standard input) into b, at most max_bytes (0: no limit). */
 int gvis_read_file(const char *path, gvis_buf *b, size_t max_bytes);
 
-/* Decodes PNG 8/16, JPEG, BMP, TGA, PGM/PPM 8/16, PFM or NPY (u8/u16/f32, HxW or HxWxC)
- * from memory.  Gray+alpha is widened to RGBA.  The pixel limit is checked from the
- * header before any pixel memory is allocated. */
+/* Decodes PNG 8/16, JPEG, TIFF 8/16/f32, WebP, BMP, TGA, PGM/PPM 8/16, PFM or NPY
+ * (u8/u16/f32, HxW or HxWxC) from memory.  Gray+alpha is widened to RGBA.  The pixel limit
+ * is checked from the header before any pixel memory is allocated.  EXIF, ICC profile and
+ * resolution land in img->meta; the EXIF orientation is applied unless o->no_autorotate. */
 int gvis_image_decode(const uint8_t *data, size_t len, const gvis_io_opts *o, gvis_image *img);
-/* Encodes into b (appended).  PNG/PGM/PPM take u8 or u16, JPEG/BMP/TGA u8, PFM f32
- * (other types are GVIS_E_FORMAT), NPY any type. */
+/* Encodes into b (appended).  PNG/PGM/PPM take u8 or u16, JPEG/WebP/BMP/TGA u8, PFM f32,
+ * TIFF and NPY any type (others are GVIS_E_FORMAT).  img->meta is written where the format
+ * holds it, unless o->strip: every path that writes an image file comes through here. */
 int gvis_image_encode(const gvis_image *img, gvis_format f, const gvis_io_opts *o, gvis_buf *b);
 
 /* Writes data to path atomically: a temporary file beside it, renamed into place when

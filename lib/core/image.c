@@ -1,10 +1,12 @@
 #include "gvis.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int gvis_image_alloc(gvis_image *img, int width, int height, int channels, gvis_type type, size_t align)
 {
     img->data = NULL;
+    img->meta = NULL;
     if (width <= 0 || height <= 0)
         return gvis_error(GVIS_E_ARG, "image size %dx%d is empty", width, height);
     if (channels != 1 && channels != 3 && channels != 4)
@@ -44,6 +46,47 @@ void gvis_image_free(gvis_image *img)
         return;
     free(img->data);
     img->data = NULL;
+    gvis_meta_free(img->meta);
+    img->meta = NULL;
+}
+
+void gvis_meta_free(gvis_meta *m)
+{
+    if (!m)
+        return;
+    free(m->exif);
+    free(m->icc);
+    free(m);
+}
+
+static uint8_t *dup_bytes(const uint8_t *p, size_t n)
+{
+    uint8_t *c = malloc(n ? n : 1);
+    if (c && n)
+        memcpy(c, p, n);
+    return c;
+}
+
+int gvis_image_copy_meta(gvis_image *dst, const gvis_image *src)
+{
+    if (dst == src)
+        return GVIS_OK;
+    gvis_meta_free(dst->meta);
+    dst->meta = NULL;
+    if (!src || !src->meta)
+        return GVIS_OK;
+    gvis_meta *m = calloc(1, sizeof *m);
+    if (!m)
+        return gvis_error(GVIS_E_NOMEM, "out of memory");
+    *m = *src->meta;
+    m->exif = m->icc = NULL;
+    if ((src->meta->exif && !(m->exif = dup_bytes(src->meta->exif, src->meta->exif_len))) ||
+        (src->meta->icc && !(m->icc = dup_bytes(src->meta->icc, src->meta->icc_len)))) {
+        gvis_meta_free(m);
+        return gvis_error(GVIS_E_NOMEM, "out of memory");
+    }
+    dst->meta = m;
+    return GVIS_OK;
 }
 
 const char *gvis_type_name(gvis_type t)

@@ -31,7 +31,8 @@ static const struct {
     {"png", GVIS_FMT_PNG}, {"jpg", GVIS_FMT_JPEG}, {"jpeg", GVIS_FMT_JPEG}, {"bmp", GVIS_FMT_BMP},
     {"tga", GVIS_FMT_TGA}, {"pgm", GVIS_FMT_PGM},  {"ppm", GVIS_FMT_PPM},   {"pnm", GVIS_FMT_PPM},
     {"pfm", GVIS_FMT_PFM}, {"npy", GVIS_FMT_NPY},  {"csv", GVIS_FMT_CSV},   {"json", GVIS_FMT_JSON},
-    {"txt", GVIS_FMT_TXT}, {"ply", GVIS_FMT_PLY},
+    {"txt", GVIS_FMT_TXT}, {"ply", GVIS_FMT_PLY},  {"tif", GVIS_FMT_TIFF},  {"tiff", GVIS_FMT_TIFF},
+    {"webp", GVIS_FMT_WEBP},
 };
 
 gvis_format gvis_format_from_name(const char *name)

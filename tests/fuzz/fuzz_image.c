@@ -53,7 +53,7 @@ static void round_trip(const gvis_image *img)
     else
         f = GVIS_FMT_PNG;
     gvis_buf b = {0};
-    gvis_io_opts o = {FUZZ_MAX_PIXELS, 0};
+    gvis_io_opts o = {.max_pixels = FUZZ_MAX_PIXELS};
     int rc = gvis_image_encode(img, f, &o, &b);
     FUZZ_ASSERT(rc == GVIS_OK, "encoding a decoded %dx%dx%d %s image as %s failed: %s", img->width, img->height,
                 img->channels, gvis_type_name(img->type), gvis_format_name(f), gvis_errmsg());
@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(d, data, size);
     force_signature(d, size);
-    gvis_io_opts o = {FUZZ_MAX_PIXELS, 0};
+    gvis_io_opts o = {.max_pixels = FUZZ_MAX_PIXELS};
     gvis_image img;
     int rc = gvis_image_decode(d, size, &o, &img);
     FUZZ_NOTE("decode: %d %s", rc, rc ? gvis_errmsg() : "ok");

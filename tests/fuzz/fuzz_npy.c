@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_FAILED_WITH_MESSAGE(rc);
     }
     /* The same bytes as an image (uint8 / uint16 / float32 HxW or HxWxC). */
-    gvis_io_opts o = {(size_t)1 << 20, 0};
+    gvis_io_opts o = {.max_pixels = (size_t)1 << 20};
     gvis_image img;
     rc = gvis_image_decode(d, size, &o, &img);
     if (rc == GVIS_OK) {
