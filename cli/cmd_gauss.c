@@ -92,7 +92,8 @@ int cmd_gauss(int argc, char **argv)
     const struct opt opts[] = {
         {"sigma", 0, OPT_DOUBLE, &o.p.sigma_x, NULL, "S", "standard deviation in x (0: from the kernel size)"},
         {"sigma-y", 0, OPT_DOUBLE, &o.p.sigma_y, NULL, "S", "standard deviation in y (default: --sigma)"},
-        {"ksize", 0, OPT_CUSTOM, ksize, parse_ksize, "K|KXxKY", "kernel size, odd, 1 to 255 (default: from sigma)"},
+        {"ksize", 0, OPT_CUSTOM, ksize, parse_ksize, "K|KXxKY",
+         "kernel size, odd, to max(1023, 8 x longer side + 1) (default: from sigma)"},
         {"border", 0, OPT_CUSTOM, &o.p.border, parse_border, "MODE",
          "reflect101 (default), replicate, constant, reflect or wrap"},
         {"border-value", 0, OPT_DOUBLE, &o.p.border_value, NULL, "V", "the value outside the image for constant (0)"},
@@ -106,13 +107,14 @@ int cmd_gauss(int argc, char **argv)
     o.p.ksize_x = ksize[0];
     o.p.ksize_y = ksize[1];
     o.format = args.format;
-    /* what does not depend on the image: sizes, signs, a sigma or a size given */
-    gvis_gauss_kernel k;
+    /* what does not depend on the image: sizes, signs, a sigma or a size given (the size
+     * limit that depends on the image is checked per file, for the largest image here) */
+    gvis_gauss_kernel k = {0};
     if (o.p.sigma_x < 0)
         rc = cli_usage_error("--sigma must be 0 or more");
     else if (o.p.sigma_y < 0)
         rc = cli_usage_error("--sigma-y must be 0 or more");
-    else if (gvis_gauss_make_kernel(&o.p, 2, 2, GVIS_U8, &k) != GVIS_OK)
+    else if (gvis_gauss_make_kernel(&o.p, GVIS_GAUSS_MAX_KSIZE, GVIS_GAUSS_MAX_KSIZE, GVIS_U8, &k) != GVIS_OK)
         rc = cli_usage_error("%s", gvis_errmsg());
     else if (!args.output)
         rc = cli_usage_error("no output: give -o OUT (an image, DIR/ or -)");
@@ -120,6 +122,7 @@ int cmd_gauss(int argc, char **argv)
         rc = cli_usage_error("writing to standard output needs --format (png, pgm, ppm, pfm, npy ...)");
     else if (args.format && gvis_format_from_name(args.format) == GVIS_FMT_NONE)
         rc = cli_usage_error("unknown --format '%s'", args.format);
+    gvis_gauss_kernel_free(&k);
     if (rc >= 0) {
         free(args.inputs);
         return rc;

@@ -17,7 +17,7 @@ static const struct command {
 } commands[] = {
     {"disparity", cmd_disparity, "Semi-global matching of rectified stereo pairs: disparity maps, previews, point clouds, scores"},
     {"hist", cmd_hist, "Histograms of 8- and 16-bit images as CSV, JSON or a plot; histogram equalization"},
-    {"gauss", cmd_gauss, "Separable Gaussian blur (cv2.GaussianBlur): any odd kernel to 255 taps, five borders"},
+    {"gauss", cmd_gauss, "Separable Gaussian blur (cv2.GaussianBlur): any sigma, five borders"},
     {"warpaffine", cmd_warpaffine, "Affine warp and letterbox; images or a float32 tensor (.npy) in one pass"},
     {"yolo-decode", cmd_yolo_decode, "YOLOv5 / YOLOv8 outputs to detections: score filter, greedy NMS, boxes drawn"},
     {"info", cmd_info, "Version, build features and the CUDA devices this machine offers"},

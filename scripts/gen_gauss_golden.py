@@ -67,6 +67,17 @@ def main():
     ]
     cases += [('tiny_3x2.png', 31, 31, 0, 0, b) for b in BORDERS]
     cases += [('row_9x1.png', 5, 5, 0, 0, 'reflect101'), ('row_9x1.png', 5, 5, 0, 0, 'constant')]
+    # wide kernels, sigma 5 to 50 (issue 12): past the 255 taps of the GPU's tile kernel,
+    # and wider than the image (the borders fold back more than once)
+    cases += [
+        ('nat_gray.png', 0, 0, 50, 0, 'reflect101'), ('nat_gray.png', 0, 0, 25, 0, 'replicate'),
+        ('nat_gray.png', 0, 0, 45, 5, 'constant'), ('nat_rgb.png', 0, 0, 20, 0, 'reflect'),
+        ('nat_rgb.png', 0, 0, 50, 0, 'wrap'), ('rand_rgba.png', 0, 0, 12.5, 0, 'reflect101'),
+        ('nat_u16.png', 0, 0, 50, 0, 'reflect101'), ('nat_u16.png', 0, 0, 33, 0, 'constant'),
+        ('rand_u16_rgb.png', 0, 0, 40, 0, 'replicate'), ('rand_f32.npy', 0, 0, 35, 0, 'reflect101'),
+        ('rand_f32.npy', 0, 0, 5, 50, 'reflect'), ('nat_gray.png', 301, 5, 0, 0, 'reflect'),
+        ('tiny_3x2.png', 0, 0, 30, 0, 'reflect101'), ('row_9x1.png', 0, 0, 50, 0, 'constant'),
+    ]
     lines = []
     for i, (name, kx, ky, sx, sy, b) in enumerate(cases):
         src = inputs[name]

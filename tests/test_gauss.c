@@ -54,7 +54,7 @@ static void naive_blur(const gvis_image *src, const gvis_gauss_params *p, gvis_i
     gvis_gauss_kernel k;
     CHECK_OK(gvis_gauss_make_kernel(p, src->width, src->height, src->type, &k));
     gvis_image_alloc(out, src->width, src->height, src->channels, src->type, 0);
-    int32_t ix[GVIS_GAUSS_MAX_KSIZE], iy[GVIS_GAUSS_MAX_KSIZE];
+    int32_t *ix = malloc(sizeof(int32_t) * (size_t)k.kx), *iy = malloc(sizeof(int32_t) * (size_t)k.ky);
     int bits = src->type == GVIS_U8 ? 8 : 16;
     double maxv = src->type == GVIS_U8 ? 255 : 65535;
     double bv = p->border_value;
@@ -87,6 +87,9 @@ static void naive_blur(const gvis_image *src, const gvis_gauss_params *p, gvis_i
                 else
                     ((float *)GVIS_ROW(out, y))[o] = (float)sf;
             }
+    free(ix);
+    free(iy);
+    gvis_gauss_kernel_free(&k);
 }
 
 /* Largest difference relative to max(|reference|, 1). */
@@ -127,8 +130,8 @@ static void check_blur(gvis_ctx *ctx, const gvis_image *img, const gvis_gauss_pa
 
 static void check_taps(int n, double sigma, int bits, const int32_t *want)
 {
-    double k[GVIS_GAUSS_MAX_KSIZE];
-    int32_t w[GVIS_GAUSS_MAX_KSIZE];
+    double *k = malloc(sizeof(double) * (size_t)n);
+    int32_t *w = malloc(sizeof(int32_t) * (size_t)n);
     gvis_gauss_taps(n, sigma, k);
     gvis_gauss_taps_fixed(k, n, bits, w);
     int64_t sum = 0;
@@ -137,6 +140,13 @@ static void check_taps(int n, double sigma, int bits, const int32_t *want)
     CHECKF(sum == (int64_t)1 << bits, "taps %d sigma %g sum %lld", n, sigma, (long long)sum);
     if (want)
         CHECKF(memcmp(w, want, sizeof(int32_t) * (size_t)n) == 0, "taps %d sigma %g differ from OpenCV's", n, sigma);
+    /* no negative tap (the 16-bit lanes of the 8-bit sums rely on it), however wide */
+    int neg = 0;
+    for (int i = 0; i < n; i++)
+        neg += w[i] < 0;
+    CHECKF(neg == 0, "taps %d sigma %g bits %d: %d negative", n, sigma, bits, neg);
+    free(k);
+    free(w);
 }
 
 static void kernels(void)
@@ -157,13 +167,21 @@ static void kernels(void)
     check_taps(31, 5.0, 8, k31s5);
     check_taps(9, 0, 8, k9);
     check_taps(5, 0, 8, k5);
-    for (int n = 1; n <= GVIS_GAUSS_MAX_KSIZE; n += 2) {
+    for (int n = 1; n <= 1023; n += 2) {
         check_taps(n, 0, 8, NULL);
         check_taps(n, 0, 16, NULL);
         check_taps(n, n / 3.0 + 0.1, 16, NULL);
     }
+    /* wide kernels, to the largest: sizes from sigma as for 8 and 16 bits */
+    const double wide[] = {50, 120, 500, 3000, 30000, 174762};
+    for (size_t i = 0; i < sizeof wide / sizeof wide[0]; i++) {
+        check_taps((int)lrint(wide[i] * 6 + 1) | 1, wide[i], 8, NULL);
+        if (wide[i] * 8 + 1 <= GVIS_GAUSS_MAX_KSIZE)
+            check_taps((int)lrint(wide[i] * 8 + 1) | 1, wide[i], 16, NULL);
+    }
+    check_taps(GVIS_GAUSS_MAX_KSIZE, 0, 8, NULL);
     /* sigma from the size: 0.3 * ((n - 1) * 0.5 - 1) + 0.8 */
-    double a[GVIS_GAUSS_MAX_KSIZE], b[GVIS_GAUSS_MAX_KSIZE];
+    double a[21], b[21];
     gvis_gauss_taps(21, 0, a);
     gvis_gauss_taps(21, 0.3 * ((21 - 1) * 0.5 - 1) + 0.8, b);
     double md = 0, sum = 0;
@@ -178,21 +196,28 @@ static void kernels(void)
     gvis_gauss_kernel k;
     CHECK_OK(gvis_gauss_make_kernel(&p, 100, 100, GVIS_U8, &k));
     CHECK(k.kx == 13 && k.ky == 13);
+    gvis_gauss_kernel_free(&k);
     CHECK_OK(gvis_gauss_make_kernel(&p, 100, 100, GVIS_U16, &k));
     CHECK(k.kx == 17 && k.ky == 17);
+    gvis_gauss_kernel_free(&k);
     CHECK_OK(gvis_gauss_make_kernel(&p, 100, 100, GVIS_F32, &k));
     CHECK(k.kx == 17);
+    gvis_gauss_kernel_free(&k);
     p.sigma_y = 0.5;
     CHECK_OK(gvis_gauss_make_kernel(&p, 100, 100, GVIS_U8, &k));
     CHECK(k.kx == 13 && k.ky == 5 && k.sigma_y == 0.5);
+    gvis_gauss_kernel_free(&k);
     /* one row or one column: no taps across it, unless the border is constant */
     CHECK_OK(gvis_gauss_make_kernel(&p, 100, 1, GVIS_U8, &k));
     CHECK(k.kx == 13 && k.ky == 1);
+    gvis_gauss_kernel_free(&k);
     CHECK_OK(gvis_gauss_make_kernel(&p, 1, 100, GVIS_U8, &k));
     CHECK(k.kx == 1 && k.ky == 5);
+    gvis_gauss_kernel_free(&k);
     p.border = GVIS_BORDER_CONSTANT;
     CHECK_OK(gvis_gauss_make_kernel(&p, 100, 1, GVIS_U8, &k));
     CHECK(k.ky == 5);
+    gvis_gauss_kernel_free(&k);
 
     /* usage errors */
     gvis_gauss_params bad[] = {
@@ -200,9 +225,9 @@ static void kernels(void)
         {-1, 0, 0, 0, 0, 0},      /* negative sigma */
         {1, -2, 0, 0, 0, 0},      /* negative sigma-y */
         {0, 0, 4, 4, 0, 0},       /* even */
-        {0, 0, 257, 257, 0, 0},   /* too large */
+        {0, 0, 1025, 1025, 0, 0}, /* too large for 10x10: max(1023, 81) */
         {0, 0, -3, 3, 0, 0},      /* negative */
-        {50, 0, 0, 0, 0, 0},      /* 8-bit: 301 taps */
+        {171, 0, 0, 0, 0, 0},     /* 8-bit: 1027 taps, more than 1023 */
         {NAN, 0, 0, 0, 0, 0},     /* not finite */
         {1, 0, 0, 0, 7, 0},       /* no such border */
         {1, 0, 0, 0, 2, INFINITY} /* border value */
@@ -212,7 +237,32 @@ static void kernels(void)
     gvis_gauss_params ok255 = {42.0, 0, 0, 0, 0, 0}; /* 8-bit: round(253) | 1 = 253 taps */
     CHECK_OK(gvis_gauss_make_kernel(&ok255, 10, 10, GVIS_U8, &k));
     CHECK(k.kx == 253);
-    CHECK(gvis_gauss_make_kernel(&ok255, 10, 10, GVIS_F32, &k) == GVIS_E_ARG);
+    gvis_gauss_kernel_free(&k);
+    /* any sigma (issue 12): up to max(1023, 8 x longer side + 1) taps */
+    CHECK_OK(gvis_gauss_make_kernel(&ok255, 10, 10, GVIS_F32, &k));
+    CHECK(k.kx == 337 && k.ky == 337);
+    gvis_gauss_kernel_free(&k);
+    gvis_gauss_params s50 = {50.0, 0, 0, 0, 0, 0};
+    CHECK_OK(gvis_gauss_make_kernel(&s50, 10, 10, GVIS_U8, &k));
+    CHECK(k.kx == 301);
+    gvis_gauss_kernel_free(&k);
+    gvis_gauss_params s200 = {200.0, 0, 0, 0, 0, 0}; /* 1201 taps: more than 1023, fine from a side of 150 */
+    CHECK(gvis_gauss_make_kernel(&s200, 149, 20, GVIS_U8, &k) == GVIS_E_ARG);
+    CHECK(strstr(gvis_errmsg(), "1201 taps, at most max(1023, 8 x 149 + 1) = 1193 for a 149x20 image") != NULL);
+    CHECK_OK(gvis_gauss_make_kernel(&s200, 20, 150, GVIS_U8, &k));
+    CHECK(k.kx == 1201 && k.ky == 1201);
+    gvis_gauss_kernel_free(&k);
+    CHECK(gvis_gauss_max_ksize(1, 1) == 1023 && gvis_gauss_max_ksize(200, 3) == 1601 &&
+          gvis_gauss_max_ksize(1 << 20, 5) == GVIS_GAUSS_MAX_KSIZE);
+    gvis_gauss_params kmax = {0, 0, GVIS_GAUSS_MAX_KSIZE, 3, 0, 0};
+    CHECK_OK(gvis_gauss_make_kernel(&kmax, 1 << 17, 2, GVIS_U16, &k));
+    CHECK(k.kx == GVIS_GAUSS_MAX_KSIZE);
+    gvis_gauss_kernel_free(&k);
+    kmax.ksize_x += 2;
+    CHECK(gvis_gauss_make_kernel(&kmax, 1 << 17, 2, GVIS_U16, &k) == GVIS_E_ARG);
+    gvis_gauss_params huge = {1e7, 0, 0, 0, 0, 0};
+    CHECK(gvis_gauss_make_kernel(&huge, 1 << 17, 2, GVIS_U16, &k) == GVIS_E_ARG);
+    CHECK(strstr(gvis_errmsg(), "more than 1048575 taps") != NULL);
 }
 
 /* testdata/gauss/cases.tsv: cv2.GaussianBlur goldens (scripts/gen_gauss_golden.py). */
@@ -267,7 +317,7 @@ static void goldens(gvis_ctx *ctx, const char *dir)
         n++;
     }
     fclose(f);
-    CHECKF(n >= 38, "only %d golden cases", n);
+    CHECKF(n >= 52, "only %d golden cases", n); /* 38 to 51: wide kernels, sigma 5 to 50 */
 }
 
 int main(void)

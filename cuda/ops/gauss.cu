@@ -66,7 +66,7 @@ struct gauss_params {
     int tiles_x;
     int bytes;             // sample size
     double bval;
-    float wx[GVIS_GAUSS_MAX_TAPS + 1], wy[GVIS_GAUSS_MAX_TAPS + 1];
+    float wx[GVIS_GAUSS_TILE_TAPS + 1], wy[GVIS_GAUSS_TILE_TAPS + 1];
 };
 
 template <typename T> struct gauss_acc;
@@ -307,7 +307,7 @@ static size_t gauss_plan(gauss_params &p, const gvis_gauss_desc *d, int kc)
     p.border = d->border;
     p.bytes = d->bytes;
     p.bval = d->border_value;
-    for (int i = 0; i <= GVIS_GAUSS_MAX_TAPS; i++) {
+    for (int i = 0; i <= GVIS_GAUSS_TILE_TAPS; i++) {
         p.wx[i] = i < d->kx ? d->wx[i] : 0.0f;
         p.wy[i] = i < d->ky ? d->wy[i] : 0.0f;
     }
@@ -402,8 +402,8 @@ static cudaError_t gauss_launch_t(gauss_params &p, const gvis_gauss_desc *d, cud
 extern "C" int gvis_cu_gauss(const void *d_src, size_t spitch, void *d_dst, size_t dpitch, const gvis_gauss_desc *d,
                              void *stream)
 {
-    if (d->width <= 0 || d->height <= 0 || d->kx < 1 || d->ky < 1 || d->kx > GVIS_GAUSS_MAX_TAPS ||
-        d->ky > GVIS_GAUSS_MAX_TAPS || !(d->kx & 1) || !(d->ky & 1))
+    if (d->width <= 0 || d->height <= 0 || d->kx < 1 || d->ky < 1 || d->kx > GVIS_GAUSS_TILE_TAPS ||
+        d->ky > GVIS_GAUSS_TILE_TAPS || !(d->kx & 1) || !(d->ky & 1))
         return cudaErrorInvalidValue;
     gauss_params q;
     q.src = (const unsigned char *)d_src;

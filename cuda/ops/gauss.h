@@ -1,6 +1,6 @@
-/* cuda/ops/gauss.cu: the separable Gaussian blur kernel's launcher and the plain description
- * it takes (also what the CPU implementation in lib/gauss.c works from, so that both
- * compute from one input). */
+/* cuda/ops/gauss.cu and gauss_wide.cu: the separable Gaussian blur's launchers and the plain
+ * description they take (also what the CPU implementation in lib/ops/gauss.c works from,
+ * so that both compute from one input). */
 #ifndef GVIS_CUDA_GAUSS_H
 #define GVIS_CUDA_GAUSS_H
 
@@ -10,7 +10,9 @@
 extern "C" {
 #endif
 
-#define GVIS_GAUSS_MAX_TAPS 255
+/* The shared-memory tile kernel (gauss.cu) takes kernels up to this many taps; wider ones
+ * go to gauss_wide.cu. */
+#define GVIS_GAUSS_TILE_TAPS 255
 
 /* Border modes, the values of gvis_gauss_desc.border (OpenCV's borderInterpolate). */
 enum {
@@ -25,20 +27,42 @@ typedef struct {
     int width, height;
     int channels;        /* 1, 3 or 4, interleaved */
     int bytes;           /* sample size: 1 (u8), 2 (u16), 4 (f32) */
-    int kx, ky;          /* tap counts, odd, 1..255 */
+    int kx, ky;          /* tap counts, odd */
     int border;          /* GVIS_GAUSS_* */
     double border_value; /* the constant border's sample value, already in the sample's range */
-    /* The taps.  u8: 8-bit fixed-point integers summing to 256; u16: 16-bit fixed-point
-     * integers summing to 65536 (OpenCV's bit-exact kernels); f32: the float kernel. */
-    float wx[GVIS_GAUSS_MAX_TAPS + 1], wy[GVIS_GAUSS_MAX_TAPS + 1];
+    /* The taps (host memory, kx and ky of them).  u8: 8-bit fixed-point integers summing
+     * to 256; u16: 16-bit fixed-point integers summing to 65536 (OpenCV's bit-exact
+     * kernels); f32: the float kernel. */
+    const float *wx, *wy;
 } gvis_gauss_desc;
 
 /* Blurs d_src (row pitch spitch bytes) into d_dst (dpitch) on stream: the vertical pass,
- * then the horizontal one, fused in one kernel over shared-memory tiles.  u8: exact
- * integer sums, rounded (S + 2^15) >> 16; u16: exact, (S + 2^31) >> 32; f32: float sums.
- * Returns a cudaError_t. */
+ * then the horizontal one, fused in one kernel over shared-memory tiles; kx and ky at most
+ * GVIS_GAUSS_TILE_TAPS.  u8: exact integer sums, rounded (S + 2^15) >> 16; u16: exact,
+ * (S + 2^31) >> 32; f32: float sums.  Returns a cudaError_t. */
 int gvis_cu_gauss(const void *d_src, size_t spitch, void *d_dst, size_t dpitch, const gvis_gauss_desc *d,
                   void *stream);
+
+/* Device scratch gvis_cu_gauss_wide needs: the taps and one image of vertical sums (float
+ * for u8 and f32, double for u16), each part 256-byte aligned. */
+static inline size_t gvis_gauss_wide_layout(const gvis_gauss_desc *d, size_t *taps_bytes, size_t *row_pitch)
+{
+    *taps_bytes = ((size_t)(d->kx + d->ky) * sizeof(float) + 255) / 256 * 256;
+    *row_pitch = ((size_t)d->width * d->channels * (d->bytes == 2 ? 8 : 4) + 255) / 256 * 256;
+    return *taps_bytes + *row_pitch * (size_t)d->height;
+}
+static inline size_t gvis_gauss_wide_scratch_bytes(const gvis_gauss_desc *d)
+{
+    size_t t, r;
+    return gvis_gauss_wide_layout(d, &t, &r);
+}
+
+/* Blurs as gvis_cu_gauss does, for kernels of any size: a vertical pass into the scratch
+ * (d_scratch, gvis_gauss_wide_scratch_bytes(d) bytes, the caller's), then a horizontal pass
+ * out of it, each output from its own taps (cuda/ops/gauss_wide.h).  Same sums, so the
+ * same results as the CPU's.  Returns a cudaError_t. */
+int gvis_cu_gauss_wide(const void *d_src, size_t spitch, void *d_dst, size_t dpitch, void *d_scratch,
+                       const gvis_gauss_desc *d, void *stream);
 
 #ifdef __CUDACC__
 #define GVIS_GAUSS_HD __host__ __device__
@@ -76,6 +100,19 @@ GVIS_GAUSS_HD static inline int gvis_gauss_border_index(int p, int n, int mode)
         return q < n ? q : period - q;
     }
     }
+}
+
+/* The vertical sum of a column wholly outside the image (constant border): what both
+ * devices put there, summed as the CPU sums it (float for f32, exact for u8 and u16). */
+static inline double gvis_gauss_outside_column(const gvis_gauss_desc *d)
+{
+    double sd = 0;
+    float sf = 0;
+    for (int k = 0; k < d->ky; k++) {
+        sd += (double)d->wy[k] * d->border_value;
+        sf += d->wy[k] * (float)d->border_value;
+    }
+    return d->bytes == 4 ? (double)sf : sd;
 }
 
 #ifdef __cplusplus

@@ -14,9 +14,9 @@
  * horizontal pass out of it.  AVX2 + FMA where the CPU has them. */
 #include "gauss.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,123 +33,14 @@ _Static_assert((int)GVIS_BORDER_REFLECT101 == (int)GVIS_GAUSS_REFLECT101 &&
                    (int)GVIS_BORDER_CONSTANT == (int)GVIS_GAUSS_CONSTANT &&
                    (int)GVIS_BORDER_REFLECT == (int)GVIS_GAUSS_REFLECT && (int)GVIS_BORDER_WRAP == (int)GVIS_GAUSS_WRAP,
                "border enums of lib/ops/gauss.h and cuda/ops/gauss.h differ");
-_Static_assert(GVIS_GAUSS_MAX_KSIZE == GVIS_GAUSS_MAX_TAPS, "tap limits differ");
+_Static_assert(GVIS_GAUSS_TILE_TAPS < GVIS_GAUSS_MAX_KSIZE, "the tile kernel takes more than any kernel");
 
-/* ---- kernels ------------------------------------------------------------ */
+/* ---- the description the launchers take --------------------------------- */
 
-void gvis_gauss_taps(int n, double sigma, double *k)
+/* d's taps are allocated in *taps (one block, free() it) */
+static int make_desc(const gvis_image *src, const gvis_gauss_params *p, gvis_gauss_desc *d, float **taps)
 {
-    /* OpenCV's fixed small kernels (getGaussianKernelBitExact, sigma <= 0) */
-    static const double k1[] = {1.0};
-    static const double k3[] = {0.25, 0.5, 0.25};
-    static const double k5[] = {0.0625, 0.25, 0.375, 0.25, 0.0625};
-    static const double k7[] = {0.03125, 0.109375, 0.21875, 0.28125, 0.21875, 0.109375, 0.03125};
-    static const double k9[] = {4 / 256.0,  13 / 256.0, 30 / 256.0, 51 / 256.0, 60 / 256.0,
-                                51 / 256.0, 30 / 256.0, 13 / 256.0, 4 / 256.0};
-    static const double *const small[] = {k1, NULL, k3, NULL, k5, NULL, k7, NULL, k9};
-    if (sigma <= 0 && n <= 9 && small[n - 1]) {
-        memcpy(k, small[n - 1], sizeof(double) * (size_t)n);
-        return;
-    }
-    double s = sigma > 0 ? sigma : fma((double)n, 0.15, 0.35); /* 0.3 * ((n - 1) * 0.5 - 1) + 0.8 */
-    double scale = -0.125 / (s * s);                             /* x below is doubled: x^2 / 4 */
-    int half = (n - 1) / 2;
-    double sum = 0;
-    for (int i = 0, x = 1 - n; i < half; i++, x += 2) {
-        k[i] = exp((double)(x * x) * scale);
-        sum += k[i];
-    }
-    sum = sum * 2 + 1.0;
-    double mul = 1.0 / sum;
-    for (int i = 0; i < half; i++) {
-        k[i] *= mul;
-        k[n - 1 - i] = k[i];
-    }
-    k[half] = mul;
-}
-
-void gvis_gauss_taps_fixed(const double *k, int n, int bits, int32_t *w)
-{
-    double one = (double)(1 << bits), err = 0;
-    int64_t sum = 0;
-    for (int i = 0; i < n / 2; i++) {
-        double a = k[i] * one + err;
-        double v = nearbyint(a); /* round half to even, as cvRound(softdouble) */
-        err = a - v;
-        w[i] = w[n - 1 - i] = (int32_t)v;
-        sum += (int64_t)v;
-    }
-    w[n / 2] = (int32_t)((1 << bits) - 2 * sum);
-}
-
-static int check_ksize(int k, const char *what)
-{
-    if (k < 0 || k > GVIS_GAUSS_MAX_KSIZE || (k && !(k & 1)))
-        return gvis_error(GVIS_E_ARG, "%s %d: kernel sizes are odd, 1 to %d", what, k, GVIS_GAUSS_MAX_KSIZE);
-    return GVIS_OK;
-}
-
-static int size_from_sigma(double sigma, gvis_type t, int *k, const char *what)
-{
-    double v = sigma * (t == GVIS_U8 ? 3 : 4) * 2 + 1;
-    if (!(v <= GVIS_GAUSS_MAX_KSIZE + 1))
-        return gvis_error(GVIS_E_ARG, "%s %g needs a kernel of more than %d taps; give a smaller sigma or a --ksize",
-                          what, sigma, GVIS_GAUSS_MAX_KSIZE);
-    *k = (int)lrint(v) | 1;
-    if (*k > GVIS_GAUSS_MAX_KSIZE)
-        return gvis_error(GVIS_E_ARG, "%s %g needs a kernel of %d taps, more than %d; give a --ksize", what, sigma,
-                          *k, GVIS_GAUSS_MAX_KSIZE);
-    return GVIS_OK;
-}
-
-int gvis_gauss_make_kernel(const gvis_gauss_params *p, int width, int height, gvis_type t, gvis_gauss_kernel *k)
-{
-    if (!isfinite(p->sigma_x) || p->sigma_x < 0)
-        return gvis_error(GVIS_E_ARG, "sigma %g: must be 0 or more", p->sigma_x);
-    if (!isfinite(p->sigma_y) || p->sigma_y < 0)
-        return gvis_error(GVIS_E_ARG, "sigma-y %g: must be 0 or more", p->sigma_y);
-    int rc;
-    if ((rc = check_ksize(p->ksize_x, "kernel width")) || (rc = check_ksize(p->ksize_y, "kernel height")))
-        return rc;
-    if (p->border < GVIS_BORDER_REFLECT101 || p->border > GVIS_BORDER_WRAP)
-        return gvis_error(GVIS_E_ARG, "unknown border mode %d", p->border);
-    if (!isfinite(p->border_value))
-        return gvis_error(GVIS_E_ARG, "border value must be finite");
-    double sx = p->sigma_x, sy = p->sigma_y > 0 ? p->sigma_y : p->sigma_x;
-    int kx = p->ksize_x, ky = p->ksize_y;
-    /* GaussianBlur: a side of one pixel needs no taps across it (unless the border is constant) */
-    if (p->border != GVIS_BORDER_CONSTANT) {
-        if (height == 1)
-            ky = 1;
-        if (width == 1)
-            kx = 1;
-    }
-    if (kx == 0) {
-        if (sx <= 0)
-            return gvis_error(GVIS_E_ARG, "give a sigma or a kernel size");
-        if ((rc = size_from_sigma(sx, t, &kx, "sigma")))
-            return rc;
-    }
-    if (ky == 0) {
-        if (sy <= 0)
-            return gvis_error(GVIS_E_ARG, "give a sigma or a kernel size");
-        if ((rc = size_from_sigma(sy, t, &ky, p->sigma_y > 0 ? "sigma-y" : "sigma")))
-            return rc;
-    }
-    k->kx = kx;
-    k->ky = ky;
-    k->sigma_x = sx;
-    k->sigma_y = sy;
-    gvis_gauss_taps(kx, sx, k->wx);
-    if (ky == kx && fabs(sx - sy) < DBL_EPSILON)
-        memcpy(k->wy, k->wx, sizeof(double) * (size_t)kx);
-    else
-        gvis_gauss_taps(ky, sy, k->wy);
-    return GVIS_OK;
-}
-
-static int make_desc(const gvis_image *src, const gvis_gauss_params *p, gvis_gauss_desc *d)
-{
+    *taps = NULL;
     if (src->channels != 1 && src->channels != 3 && src->channels != 4)
         return gvis_error(GVIS_E_FORMAT, "images of %d channels are not supported (1, 3 or 4)", src->channels);
     if ((size_t)src->width * src->channels > INT32_MAX / 2)
@@ -159,6 +50,17 @@ static int make_desc(const gvis_image *src, const gvis_gauss_params *p, gvis_gau
     if (rc)
         return rc;
     memset(d, 0, sizeof *d);
+    float *w = malloc(sizeof(float) * (size_t)(k.kx + k.ky));
+    int32_t *fx = src->type == GVIS_F32 ? NULL : malloc(sizeof(int32_t) * (size_t)(k.kx > k.ky ? k.kx : k.ky));
+    if (!w || (src->type != GVIS_F32 && !fx)) {
+        free(w);
+        free(fx);
+        gvis_gauss_kernel_free(&k);
+        return gvis_error(GVIS_E_NOMEM, "out of memory for a kernel of %d + %d taps", k.kx, k.ky);
+    }
+    float *wx = w, *wy = w + k.kx;
+    d->wx = wx;
+    d->wy = wy;
     d->width = src->width;
     d->height = src->height;
     d->channels = src->channels;
@@ -169,22 +71,24 @@ static int make_desc(const gvis_image *src, const gvis_gauss_params *p, gvis_gau
     double v = p->border_value;
     if (src->type == GVIS_F32) {
         for (int i = 0; i < k.kx; i++)
-            d->wx[i] = (float)k.wx[i];
+            wx[i] = (float)k.wx[i];
         for (int i = 0; i < k.ky; i++)
-            d->wy[i] = (float)k.wy[i];
+            wy[i] = (float)k.wy[i];
         d->border_value = (double)(float)v;
     } else {
         int bits = src->type == GVIS_U8 ? 8 : 16;
         double hi = src->type == GVIS_U8 ? 255 : 65535;
-        int32_t w[GVIS_GAUSS_MAX_KSIZE];
-        gvis_gauss_taps_fixed(k.wx, k.kx, bits, w);
+        gvis_gauss_taps_fixed(k.wx, k.kx, bits, fx);
         for (int i = 0; i < k.kx; i++)
-            d->wx[i] = (float)w[i];
-        gvis_gauss_taps_fixed(k.wy, k.ky, bits, w);
+            wx[i] = (float)fx[i];
+        gvis_gauss_taps_fixed(k.wy, k.ky, bits, fx);
         for (int i = 0; i < k.ky; i++)
-            d->wy[i] = (float)w[i];
+            wy[i] = (float)fx[i];
         d->border_value = v <= 0 ? 0 : v >= hi ? hi : nearbyint(v);
     }
+    free(fx);
+    gvis_gauss_kernel_free(&k);
+    *taps = w;
     return GVIS_OK;
 }
 
@@ -476,7 +380,11 @@ static void gauss_task(void *arg, int index, int count)
     /* padded row, an accumulator row, and the row pointers */
     /* each part starts on a 64-byte boundary (the row pointers need 8-byte alignment) */
     size_t pad_bytes = (esz * ((size_t)plen + 64) + 63) / 64 * 64, acc_bytes = (8 * ((size_t)ws + 64) + 63) / 64 * 64;
-    size_t bytes = pad_bytes + acc_bytes + sizeof(void *) * GVIS_GAUSS_MAX_TAPS;
+    /* and the row pointers and taps of the window: per row wf, w32, w16, row pointer; per
+     * column wxd, wxf (the taps of a wide kernel do not fit a stack) */
+    size_t taps_bytes = (size_t)d->ky * (sizeof(float) + sizeof(uint32_t) + sizeof(int16_t) + sizeof(void *)) +
+                        (size_t)d->kx * (sizeof(double) + sizeof(float)) + 64;
+    size_t bytes = pad_bytes + acc_bytes + taps_bytes;
     unsigned char *mem = aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!mem) {
         atomic_store(&j->failed, 1);
@@ -485,22 +393,18 @@ static void gauss_task(void *arg, int index, int count)
     void *pad = mem;
     void *acc = mem + pad_bytes;
     const void **rows = (const void **)(mem + pad_bytes + acc_bytes);
-    float wf[GVIS_GAUSS_MAX_TAPS], wxf[GVIS_GAUSS_MAX_TAPS];
-    int16_t w16[GVIS_GAUSS_MAX_TAPS];
-    uint32_t w32[GVIS_GAUSS_MAX_TAPS];
-    double wxd[GVIS_GAUSS_MAX_TAPS];
+    double *wxd = (double *)(rows + d->ky);
+    float *wf = (float *)(wxd + d->kx), *wxf = wf + d->ky;
+    uint32_t *w32 = (uint32_t *)(wxf + d->kx);
+    int16_t *w16 = (int16_t *)(w32 + d->ky);
     for (int k = 0; k < d->kx; k++) {
         wxf[k] = d->wx[k];
         wxd[k] = d->wx[k];
     }
     const double bv = d->border_value;
     /* a column entirely outside (constant border): the vertical sum of the constant */
-    double full_u = 0;
-    float full_f = 0;
-    for (int k = 0; k < d->ky; k++) {
-        full_u += (double)d->wy[k] * bv;
-        full_f += d->wy[k] * (float)bv;
-    }
+    const double full_u = gvis_gauss_outside_column(d);
+    const float full_f = (float)full_u;
     for (size_t y = y0; y < y1; y++) {
         int nr = 0;
         double cw = 0; /* the weight of rows outside (constant border) */
@@ -576,14 +480,17 @@ static int gauss_cpu_desc(const gvis_image *src, const gvis_gauss_desc *d, gvis_
 
 int gvis_gauss_cpu(const gvis_image *src, const gvis_gauss_params *p, gvis_image *dst)
 {
-    gvis_gauss_desc d;
-    int rc = make_desc(src, p, &d);
-    if (rc)
-        return rc;
     if (dst->width != src->width || dst->height != src->height || dst->channels != src->channels ||
         dst->type != src->type)
         return gvis_error(GVIS_E_ARG, "output image does not match the input");
-    return gauss_cpu_desc(src, &d, dst);
+    gvis_gauss_desc d;
+    float *taps;
+    int rc = make_desc(src, p, &d, &taps);
+    if (rc)
+        return rc;
+    rc = gauss_cpu_desc(src, &d, dst);
+    free(taps);
+    return rc;
 }
 
 /* ---- dispatch ------------------------------------------------------------ */
@@ -608,19 +515,22 @@ struct gauss_launch {
     size_t spitch;
     void *d_dst;
     size_t dpitch;
+    void *d_scratch; /* wide kernels (gauss_wide.cu): the taps and the vertical sums */
     const gvis_gauss_desc *d;
 };
 
 static int gauss_launch(void *arg, void *stream)
 {
     struct gauss_launch *l = arg;
+    if (l->d_scratch)
+        return gvis_cu_gauss_wide(l->d_src, l->spitch, l->d_dst, l->dpitch, l->d_scratch, l->d, stream);
     return gvis_cu_gauss(l->d_src, l->spitch, l->d_dst, l->dpitch, l->d, stream);
 }
 
 static int gauss_cuda(gvis_ctx *ctx, void *arg)
 {
     struct gauss_call *c = arg;
-    struct gauss_launch l = {NULL, 0, NULL, 0, &c->d};
+    struct gauss_launch l = {NULL, 0, NULL, 0, NULL, &c->d};
     int rc = gvis_cuda_upload_image(ctx, 0, c->src, (void **)&l.d_src, &l.spitch);
     if (rc)
         return rc;
@@ -631,6 +541,15 @@ static int gauss_cuda(gvis_ctx *ctx, void *arg)
                           row * (size_t)c->src->height);
     if ((rc = gvis_cuda_status(err, "device allocation")))
         return rc;
+    if (c->d.kx > GVIS_GAUSS_TILE_TAPS || c->d.ky > GVIS_GAUSS_TILE_TAPS) {
+        size_t bytes = gvis_gauss_wide_scratch_bytes(&c->d);
+        err = gvis_cu_buffer(ctx->job, 2, bytes, &l.d_scratch);
+        if (err == GVIS_CUDA_ERR_NOMEM)
+            return gvis_error(GVIS_E_DEVICE_NOMEM, "out of device memory allocating %zu bytes for a wide kernel's sums",
+                              bytes);
+        if ((rc = gvis_cuda_status(err, "device allocation")))
+            return rc;
+    }
     if ((rc = gvis_time_cuda(ctx, gauss_launch, &l)))
         return rc;
     return gvis_cuda_download_image(ctx, l.d_dst, l.dpitch, c->dst);
@@ -643,14 +562,18 @@ int gvis_gauss(gvis_ctx *ctx, const gvis_image *src, const gvis_gauss_params *p,
 {
     memset(dst, 0, sizeof *dst);
     struct gauss_call c;
-    int rc = make_desc(src, p, &c.d);
+    float *taps;
+    int rc = make_desc(src, p, &c.d, &taps);
     if (rc)
         return rc;
-    if ((rc = gvis_image_alloc(dst, src->width, src->height, src->channels, src->type, 64)))
+    if ((rc = gvis_image_alloc(dst, src->width, src->height, src->channels, src->type, 64))) {
+        free(taps);
         return rc;
+    }
     c.src = src;
     c.dst = dst;
     rc = gvis_dispatch(ctx, "gaussian blur", gauss_cpu, gauss_cuda, &c);
+    free(taps);
     if (rc)
         gvis_image_free(dst);
     return rc;

@@ -17,12 +17,16 @@ enum {
     GVIS_BORDER_WRAP = 4,       /* cdefgh|abcdefgh|abcdefg */
 };
 
-#define GVIS_GAUSS_MAX_KSIZE 255
+/* Kernel sizes: odd, at most max(1023, 8 x the image's longer side + 1) (a kernel that
+ * reaches more than four times across the image changes nothing worth its time) and never
+ * more than GVIS_GAUSS_MAX_KSIZE. */
+#define GVIS_GAUSS_MAX_KSIZE 1048575
+int gvis_gauss_max_ksize(int width, int height);
 
 typedef struct {
     double sigma_x;      /* >= 0; 0: from the kernel size, 0.3 * ((k - 1) * 0.5 - 1) + 0.8 */
     double sigma_y;      /* >= 0; 0: sigma_x */
-    int ksize_x, ksize_y;/* odd, 1..255; 0: from sigma, round(sigma * (u8 ? 3 : 4) * 2 + 1) | 1 */
+    int ksize_x, ksize_y;/* odd, 1..gvis_gauss_max_ksize(); 0: from sigma, round(sigma * (u8 ? 3 : 4) * 2 + 1) | 1 */
     int border;          /* GVIS_BORDER_* */
     double border_value; /* the constant border's value (saturated to the sample type) */
 } gvis_gauss_params;
@@ -33,16 +37,17 @@ typedef struct {
 typedef struct {
     int kx, ky;
     double sigma_x, sigma_y;
-    double wx[GVIS_GAUSS_MAX_KSIZE], wy[GVIS_GAUSS_MAX_KSIZE];
+    double *wx, *wy; /* kx and ky taps, allocated by gvis_gauss_make_kernel */
 } gvis_gauss_kernel;
 
 /* Resolves p for a width x height image of type t; GVIS_E_ARG with a message when the
- * sizes are even or out of 1..255, a sigma is negative or not finite, or neither a size
- * nor a sigma is given. */
+ * sizes are even or beyond gvis_gauss_max_ksize(), a sigma is negative or not finite, or
+ * neither a size nor a sigma is given.  On success free k with gvis_gauss_kernel_free. */
 int gvis_gauss_make_kernel(const gvis_gauss_params *p, int width, int height, gvis_type t, gvis_gauss_kernel *k);
+void gvis_gauss_kernel_free(gvis_gauss_kernel *k);
 
 /* getGaussianKernel(n, sigma, CV_64F) of OpenCV 4.6 (its bit-exact construction; the
- * fixed 3/5/7/9-tap kernels for sigma <= 0).  n odd, 1..255. */
+ * fixed 3/5/7/9-tap kernels for sigma <= 0).  n odd, 1..GVIS_GAUSS_MAX_KSIZE. */
 void gvis_gauss_taps(int n, double sigma, double *k);
 
 /* OpenCV's fixed-point rounding of a kernel (error diffusion from the ends, the centre tap

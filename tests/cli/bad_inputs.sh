@@ -312,7 +312,8 @@ bad "standard input twice" 2 "standard input" "$GVIS" hist - -
 bad "empty -o" 2 "-o needs a file name" "$GVIS" gauss --sigma 1 "$D/l.png" -o ""
 bad "unknown --format" 2 "unknown format 'gif'" "$GVIS" gauss --sigma 1 "$D/l.png" -o - --format gif
 bad "gauss even kernel" 2 "ksize" "$GVIS" gauss --ksize 4 "$D/l.png" -o "$O/x.png"
-bad "gauss kernel of 257" 2 "ksize" "$GVIS" gauss --ksize 257 "$D/l.png" -o "$O/x.png"
+bad "gauss kernel beyond any image" 2 "ksize" "$GVIS" gauss --ksize 1048577 "$D/l.png" -o "$O/x.png"
+bad "gauss kernel too large for the image" 2 "kernel width 2049: at most max\\(1023" "$GVIS" gauss --ksize 2049x3 "$D/l.png" -o "$O/x.png"
 bad "gauss sigma nan" 2 "--sigma takes a finite number, not 'nan'" "$GVIS" gauss --sigma nan "$D/l.png" -o "$O/x.png"
 bad "gauss negative sigma" 2 "sigma" "$GVIS" gauss --sigma -2 "$D/l.png" -o "$O/x.png"
 bad "letterbox 0x0" 2 "is not a size WxH of positive numbers" "$GVIS" warpaffine --letterbox 0x0 "$D/l.png" -o "$O/x.png"
