@@ -106,18 +106,17 @@ int gvis_png_decode(const uint8_t *d, size_t len, const gvis_io_opts *o, gvis_im
         png_set_palette_to_rgb(p);
     if (ctype == PNG_COLOR_TYPE_GRAY && depth < 8)
         png_set_expand_gray_1_2_4_to_8(p);
-    if (png_get_valid(p, info, PNG_INFO_tRNS))
+    int trns = png_get_valid(p, info, PNG_INFO_tRNS) != 0;
+    if (trns)
         png_set_tRNS_to_alpha(p);
+    /* gray+alpha widens to RGBA, as stb_image gives it */
+    if (ctype == PNG_COLOR_TYPE_GRAY_ALPHA || (ctype == PNG_COLOR_TYPE_GRAY && trns))
+        png_set_gray_to_rgb(p);
     if (depth == 16)
         png_set_swap(p); /* PNG is big-endian; gvis holds native (little-endian) samples */
     png_set_interlace_handling(p);
     png_read_update_info(p, info);
     int channels = png_get_channels(p, info);
-    if (channels == 2) { /* gray+alpha widens to RGBA, as stb_image gives it */
-        png_set_gray_to_rgb(p);
-        png_read_update_info(p, info);
-        channels = png_get_channels(p, info);
-    }
     if (channels != 1 && channels != 3 && channels != 4) {
         rc = gvis_error(GVIS_E_FORMAT, "PNG of %d channels", channels);
         goto done;

@@ -271,7 +271,8 @@ int gvis_tiff_decode(const uint8_t *d, size_t len, const gvis_io_opts *o, gvis_i
             rc = read_direct(t, &m, img, spp, bytes, o);
     } else if (fmt != SAMPLEFORMAT_UINT || bps > 16) {
         rc = gvis_error(GVIS_E_FORMAT, "unsupported TIFF (%u-bit %s samples: gvis reads 8/16-bit unsigned and "
-                                       "32-bit float)", bps, fmt == SAMPLEFORMAT_IEEEFP ? "float" : fmt == SAMPLEFORMAT_INT ? "signed" : "other");
+                                       "32-bit float)", bps, fmt == SAMPLEFORMAT_IEEEFP ? "float" : fmt == SAMPLEFORMAT_INT ? "signed"
+                                              : fmt == SAMPLEFORMAT_UINT ? "unsigned" : "other");
     } else {
         rc = read_rgba(t, &m, img, w, h, nextra > 0);
     }

@@ -181,3 +181,14 @@ def bmp8(w, rows, palette, os2=False):
     return b'BM' + struct.pack('<IHHI', off + len(pix), 0, 0, off) + hdr + pal + pix
 put('bmp', 'pal3.bmp', bmp8(4, [[0, 1, 2, 7]], [(50, 100, 200), (30, 20, 10), (1, 2, 3)]))
 put('bmp', 'pal3_os2.bmp', bmp8(4, [[2, 9, 0, 1]] * 6, [(50, 100, 200), (30, 20, 10), (1, 2, 3)], os2=True))
+
+# TIFF and WebP seeds: small files of testdata/codec (scripts/gen_codec_testdata.sh made
+# them with OpenCV, vips and ImageMagick), copied as they are.
+import shutil
+CODEC = os.path.join(HERE, '..', 'codec')
+for target, names in (('tiff', ['cv_gray16.tif', 'vips_gray_strips.tif', 'vips_tiled.tif', 'im_palette.tif',
+                                'cv_float.tif', 'im_planar.tif']),
+                      ('webp', ['cv_lossy.webp', 'cv_lossless.webp'])):
+    os.makedirs(os.path.join(HERE, target), exist_ok=True)
+    for n in names:
+        shutil.copy(os.path.join(CODEC, n), os.path.join(HERE, target, n))

@@ -56,6 +56,33 @@ off=$(LC_ALL=C grep -obUaP '\xff\xc0' "$D/zero.jpg" | head -1 | cut -d: -f1)
 [ -n "$off" ] && patch "$D/zero.jpg" $((off + 5)) 0000
 cp "$TESTDATA/fuzz/jpeg/regress-dht-over-256-codes.jpg" "$D/dht.jpg"
 cp "$TESTDATA/fuzz/jpeg/regress-undefined-huffman-table.jpg" "$D/undef.jpg"
+# TIFF and WebP (where this build has libtiff / libwebp): cut short, garbage after the
+# signature, a 100000x100000 header, an unsupported sample format
+codecs=$("$GVIS" info)
+has_tiff=0; printf '%s\n' "$codecs" | grep -q '^  tif  *libtiff' && has_tiff=1
+has_webp=0; printf '%s\n' "$codecs" | grep -q '^  webp  *libwebp' && has_webp=1
+if [ $has_tiff = 1 ]; then
+  "$GVIS" gauss --ksize 1 "$D/rgb.png" -o "$D/c.tif" 2>/dev/null
+  head -c 100 "$D/c.tif" >"$D/trunc.tif"
+  printf 'II*\000\010\000\000\000garbage garbage garbage garbage' >"$D/garbage.tif"
+  # a minimal IFD: 100000x100000 8-bit gray, one strip
+  printf "II*\x00\x08\x00\x00\x00\x09\x00\
+\x00\x01\x04\x00\x01\x00\x00\x00\xa0\x86\x01\x00\x01\x01\x04\x00\x01\x00\x00\x00\xa0\x86\x01\x00\
+\x02\x01\x03\x00\x01\x00\x00\x00\x08\x00\x00\x00\x03\x01\x03\x00\x01\x00\x00\x00\x01\x00\x00\x00\
+\x06\x01\x03\x00\x01\x00\x00\x00\x01\x00\x00\x00\x11\x01\x04\x00\x01\x00\x00\x00\x08\x00\x00\x00\
+\x15\x01\x03\x00\x01\x00\x00\x00\x01\x00\x00\x00\x16\x01\x04\x00\x01\x00\x00\x00\xa0\x86\x01\x00\
+\x17\x01\x04\x00\x01\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00" >"$D/huge.tif"
+  # the same header for a 4x4 image of 32-bit unsigned samples, one strip of zeros after it
+  cp "$D/huge.tif" "$D/int32.tif"
+  patch "$D/int32.tif" 18 04000000; patch "$D/int32.tif" 30 04000000; patch "$D/int32.tif" 42 2000
+  patch "$D/int32.tif" 102 04000000; patch "$D/int32.tif" 114 40000000; patch "$D/int32.tif" 78 7a000000
+  head -c 64 /dev/zero >>"$D/int32.tif"
+fi
+if [ $has_webp = 1 ]; then
+  "$GVIS" gauss --ksize 1 --quality 70 "$D/rgb.png" -o "$D/c.webp" 2>/dev/null
+  head -c 40 "$D/c.webp" >"$D/trunc.webp"
+  printf 'RIFF\040\000\000\000WEBPVP8 \024\000\000\000garbage garbage garbage' >"$D/garbage.webp"
+fi
 # BMP: cut short, zero and huge sizes
 head -c 300 "$D/c.bmp" >"$D/trunc.bmp"
 cp "$D/c.bmp" "$D/zero.bmp"; patch "$D/zero.bmp" 18 00000000
@@ -215,6 +242,19 @@ bad "jpeg garbage after SOI" 1 "'$D/garbage.jpg': .*(corrupt|not a readable)" "$
 bad "jpeg zero height" 1 "'$D/zero.jpg': .*(zero|corrupt|not a readable)" "$GVIS" gauss --sigma 1 "$D/zero.jpg" -o "$O/x.png"
 bad "jpeg Huffman table over 256 codes" 1 "'$D/dht.jpg': corrupt (JPEG: Huffman table|or truncated JPEG \\(Bogus Huffman)" "$GVIS" hist "$D/dht.jpg"
 bad "jpeg scan with an undefined Huffman table" 1 "'$D/undef.jpg': corrupt (JPEG: a scan uses a Huffman table never defined|or truncated JPEG \\(Huffman table 0x00 was not defined)" "$GVIS" gauss --sigma 1 "$D/undef.jpg" -o "$O/x.png"
+if [ $has_tiff = 1 ]; then
+bad "tiff cut short" 1 "'$D/trunc.tif': .*(corrupt|truncated|not a readable) TIFF" "$GVIS" hist "$D/trunc.tif"
+bad "tiff garbage after the signature" 1 "'$D/garbage.tif': .*(corrupt|not a readable) TIFF" "$GVIS" gauss --sigma 1 "$D/garbage.tif" -o "$O/x.png"
+bad "tiff 100000x100000 header" 1 "'$D/huge.tif': .*larger than the limit" "$GVIS" gauss --sigma 1 "$D/huge.tif" -o "$O/x.png"
+bad "tiff 32-bit unsigned samples" 1 "'$D/int32.tif': unsupported TIFF \\(32-bit unsigned" "$GVIS" hist "$D/int32.tif"
+bad "tiff page past the last" 2 "'$D/c.tif': no page 3 in this TIFF" "$GVIS" hist --page 3 "$D/c.tif"
+fi
+if [ $has_webp = 1 ]; then
+bad "webp cut short" 1 "'$D/trunc.webp': corrupt or truncated WebP" "$GVIS" hist "$D/trunc.webp"
+bad "webp garbage after the header" 1 "'$D/garbage.webp': corrupt or truncated WebP" "$GVIS" warpaffine --letterbox 32x32 "$D/garbage.webp" -o "$O/x.png"
+bad "16-bit image to webp" 1 "WebP holds 8-bit images" "$GVIS" gauss --sigma 1 "$D/l16.png" -o "$O/x.webp"
+bad "float image to tiff is fine, to webp not" 1 "WebP holds 8-bit images" "$GVIS" gauss --sigma 1 "$D/f.pfm" -o "$O/x.webp"
+fi
 bad "bmp cut short" 1 "'$D/trunc.bmp': truncated BMP" "$GVIS" hist "$D/trunc.bmp"
 bad "bmp zero size" 1 "'$D/zero.bmp': .*(zero|corrupt|not a readable)" "$GVIS" hist "$D/zero.bmp"
 bad "bmp 65535x65535 header" 1 "'$D/huge.bmp': (.*larger than the limit|truncated BMP data)" "$GVIS" gauss --sigma 1 "$D/huge.bmp" -o "$O/x.png"

@@ -5,7 +5,7 @@
  * trip unchanged (PNG for 8/16 bit, PFM or NPY for float). */
 #include "fuzz.h"
 
-enum { F_ANY, F_PNG, F_JPEG, F_BMP, F_TGA, F_PNM, F_PFM };
+enum { F_ANY, F_PNG, F_JPEG, F_BMP, F_TGA, F_PNM, F_PFM, F_TIFF, F_WEBP };
 #ifndef GVIS_FUZZ_FORMAT
 #define GVIS_FUZZ_FORMAT F_ANY
 #endif
@@ -38,6 +38,16 @@ static void force_signature(uint8_t *d, size_t n)
         if (n >= 2) {
             d[1] = (d[1] & 0x20) ? 'f' : 'F';
             d[0] = 'P';
+        }
+        break;
+    case F_TIFF: /* little- or big-endian, the first byte's low bit choosing */
+        if (n >= 4)
+            memcpy(d, (d[0] & 1) ? "MM\0*" : "II*\0", 4);
+        break;
+    case F_WEBP: /* RIFF, a size, WEBP */
+        if (n >= 12) {
+            memcpy(d, "RIFF", 4);
+            memcpy(d + 8, "WEBP", 4);
         }
         break;
     default:
