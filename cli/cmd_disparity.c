@@ -155,7 +155,7 @@ static int refuse_input(const char *out, const struct pair *pr)
     return GVIS_OK;
 }
 
-static void print_score(struct disp_opts *o, const struct pair *pr, const gvis_disp_score_t *s)
+static void print_score(struct disp_opts *o, const struct pair *pr, const gvis_disp_score_t *s, double scale)
 {
     FILE *f = o->score_out;
     if (o->json) {
@@ -168,14 +168,14 @@ static void print_score(struct disp_opts *o, const struct pair *pr, const gvis_d
         gvis_buf_json_string(&b, pr->gt);
         gvis_buf_printf(&b,
                         ", \"bad1\": %.4f, \"bad2\": %.4f, \"density\": %.4f, \"mae\": %.4f, \"scored\": %zu, "
-                        "\"valid\": %zu}\n",
-                        s->bad1, s->bad2, s->density, s->mae, s->scored, s->valid);
+                        "\"valid\": %zu, \"gt_scale\": %g}\n",
+                        s->bad1, s->bad2, s->density, s->mae, s->scored, s->valid, scale);
         if (b.data)
             fputs((const char *)b.data, f);
         gvis_buf_free(&b);
     } else {
-        fprintf(f, "%s: bad-1 %.2f%%  bad-2 %.2f%%  density %.2f%%  mae %.3f px  (%zu pixels scored)\n", pr->left,
-                s->bad1, s->bad2, s->density, s->mae, s->scored);
+        fprintf(f, "%s: bad-1 %.2f%%  bad-2 %.2f%%  density %.2f%%  mae %.3f px  (%zu pixels scored, gt scale %g)\n",
+                pr->left, s->bad1, s->bad2, s->density, s->mae, s->scored, scale);
     }
     fflush(f);
 }
@@ -250,13 +250,25 @@ static int disparity_one(gvis_ctx *ctx, struct disp_opts *o, const struct pair *
         gvis_log(ctx, GVIS_LOG_INFO, "%s: %zu points", ply_path, np);
     }
     if (pr->gt) {
-        gvis_disp_score_t s;
-        rc = gvis_disp_score(&dl, &G, o->gt_scale, o->gt_border, &s);
-        if (rc) {
-            o->fail_file = pr->gt;
-            goto done;
+        /* one rule for --gt and the third column of --pairs: without --gt-scale the scale
+         * the files show, else a warning where they show another */
+        double scale = o->gt_scale, guess = 1, ratio = 0;
+        o->fail_file = pr->gt;
+        if (isnan(scale)) {
+            if ((rc = gvis_disp_gt_scale(&dl, &G, o->gt_border, &scale, &ratio)))
+                goto done;
+            cli_info("'%s': ground-truth scale %g (its values are %.3g times the disparities found; --gt-scale sets it)",
+                     pr->gt, scale, ratio);
+        } else if (gvis_disp_gt_scale(&dl, &G, o->gt_border, &guess, &ratio) == GVIS_OK &&
+                   (guess > 1.5 * scale || scale > 1.5 * guess)) {
+            cli_warn("'%s': --gt-scale %g, but its values are %.3g times the disparities found (scale %g?)", pr->gt,
+                     scale, ratio, guess);
         }
-        print_score(o, pr, &s);
+        gvis_disp_score_t s;
+        if ((rc = gvis_disp_score(&dl, &G, scale, o->gt_border, &s)))
+            goto done;
+        o->fail_file = pr->left;
+        print_score(o, pr, &s, scale);
         o->sum_bad1 += s.bad1;
         o->sum_bad2 += s.bad2;
         o->sum_density += s.density;
@@ -353,7 +365,7 @@ int cmd_disparity(int argc, char **argv)
     o.baseline = NAN;
     o.cx = NAN;
     o.cy = NAN;
-    o.gt_scale = 1.0;
+    o.gt_scale = NAN; /* from the files (gvis_disp_gt_scale) */
     o.gt_border = 10;
     const struct opt opts[] = {
         {"max-disp", 0, OPT_INT, &o.p.max_disp, NULL, "D", "number of disparities, a multiple of 16 up to 512 (128)"},
@@ -378,7 +390,7 @@ int cmd_disparity(int argc, char **argv)
         {"cy", 0, OPT_DOUBLE, &o.cy, NULL, "Y", "principal point y (default: the image centre)"},
         {"q", 0, OPT_STRING, &o.qfile, NULL, "FILE", "OpenCV's 4x4 reprojection matrix Q (16 numbers) for --ply"},
         {"gt", 0, OPT_STRING, &o.gt, NULL, "FILE", "ground truth: print bad-1, bad-2, density and mean error"},
-        {"gt-scale", 0, OPT_DOUBLE, &o.gt_scale, NULL, "S", "ground-truth value per pixel of disparity (1)"},
+        {"gt-scale", 0, OPT_DOUBLE, &o.gt_scale, NULL, "S", "ground-truth value per pixel of disparity (default: from the files)"},
         {"gt-border", 0, OPT_INT, &o.gt_border, NULL, "N", "pixels along each edge left out of the score (10)"},
         {"json", 0, OPT_FLAG, &o.json, NULL, NULL, "scores as JSON lines"},
         {"pairs", 0, OPT_STRING, &o.pairs, NULL, "FILE", "pairs to match: LEFT RIGHT [GT] per line"},
@@ -411,7 +423,7 @@ int cmd_disparity(int argc, char **argv)
         bad = "--focal must be positive";
     else if (!isnan(o.baseline) && o.baseline == 0)
         bad = "--baseline must not be 0";
-    else if (!(o.gt_scale > 0))
+    else if (!isnan(o.gt_scale) && !(o.gt_scale > 0))
         bad = "--gt-scale must be positive";
     else if (o.gt_border < 0)
         bad = "--gt-border must not be negative";

@@ -285,3 +285,56 @@ int gvis_disp_score(const gvis_disp *d, const gvis_image *gt, double scale, int 
     s->mae = s->valid ? err / s->valid : 0;
     return GVIS_OK;
 }
+
+int gvis_disp_gt_scale(const gvis_disp *d, const gvis_image *gt, int border, double *scale, double *ratio)
+{
+    *scale = 1;
+    if (ratio)
+        *ratio = 0;
+    if (gt->width != d->width || gt->height != d->height)
+        return gvis_error(GVIS_E_FORMAT, "ground truth is %dx%d but the disparity map is %dx%d", gt->width,
+                          gt->height, d->width, d->height);
+    if (gt->channels != 1)
+        return gvis_error(GVIS_E_FORMAT, "ground truth must have one channel, this one has %d", gt->channels);
+    /* the median of log2(gt / d) from a histogram: 64 bins an octave over 2^-8 .. 2^16 */
+    enum { PER_OCTAVE = 64, LO = -8, OCTAVES = 24, NBINS = PER_OCTAVE * OCTAVES };
+    size_t *hist = calloc(NBINS, sizeof *hist), n = 0;
+    if (!hist)
+        return gvis_error(GVIS_E_NOMEM, "out of memory");
+    const int16_t inv = GVIS_SGM_INVALID(d->min_disp);
+    for (int y = border; y < d->height - border; y++)
+        for (int x = border; x < d->width - border; x++) {
+            double t;
+            if (gt->type == GVIS_U8)
+                t = ((const uint8_t *)GVIS_ROW(gt, y))[x];
+            else if (gt->type == GVIS_U16)
+                t = ((const uint16_t *)GVIS_ROW(gt, y))[x];
+            else
+                t = ((const float *)GVIS_ROW(gt, y))[x];
+            int16_t v = d->data[(size_t)y * d->width + x];
+            if (!isfinite(t) || t <= 0 || v == inv || v < 16)
+                continue;
+            int b = (int)floor((log2(t / (v / 16.0)) - LO) * PER_OCTAVE);
+            hist[b < 0 ? 0 : b >= NBINS ? NBINS - 1 : b]++;
+            n++;
+        }
+    if (n == 0) {
+        free(hist);
+        return gvis_error(GVIS_E_FORMAT, "no pixel where both the ground truth and the disparity are known, so "
+                                         "its scale cannot be told; give --gt-scale");
+    }
+    size_t acc = 0;
+    int b = 0;
+    while (b < NBINS - 1 && (acc += hist[b]) < (n + 1) / 2)
+        b++;
+    free(hist);
+    double l2 = LO + (b + 0.5) / PER_OCTAVE, r = exp2(l2);
+    if (ratio)
+        *ratio = r;
+    double k = nearbyint(l2);
+    if (k < 0 || k > 8 || fabs(l2 - k) > log2(1.2))
+        return gvis_error(GVIS_E_FORMAT, "ground truth values are %.3g times the disparities found, near no usual "
+                                         "scale (1, 2, 4 ... 256): is it the truth of this pair? give --gt-scale", r);
+    *scale = exp2(k);
+    return GVIS_OK;
+}

@@ -44,6 +44,15 @@ typedef struct {
  * along each edge. */
 int gvis_disp_score(const gvis_disp *d, const gvis_image *gt, double scale, int border, gvis_disp_score_t *s);
 
+/* The ground truth's scale (its value per pixel of disparity) as the files show it, for
+ * when none is given: the median of gt / d over the pixels inside the border where both
+ * are known and d >= 1, which must lie within 20 % of a power of two from 1 to 256 (PFM
+ * and most float truths 1, Middlebury 2003 4, 2001 8 or 16, KITTI PNG 256); *scale is
+ * that power.  *ratio (may be NULL) gets the median, or 0 when no pixel counts.
+ * GVIS_E_FORMAT with a message saying why when there is no such pixel or the median is
+ * near no power of two (a truth of another size or kind). */
+int gvis_disp_gt_scale(const gvis_disp *d, const gvis_image *gt, int border, double *scale, double *ratio);
+
 #ifdef __cplusplus
 }
 #endif

@@ -58,6 +58,27 @@ printf '# pairs\n%s %s %s\n\n%s %s\n' "$L" "$R" "$G" "$L" "$R" >"$T/pairs.txt"
 ok "pairs" "$GVIS" disparity --cpu --max-disp 64 --pairs "$T/pairs.txt" -o "$T/many/"
 check "pairs: one output per left name" test -s "$T/many/tsukuba_left.png"
 check "pairs: the scored line" test "$(grep -c 'bad-2' "$T/out")" -eq 1
+# the ground truth's scale from the files, for --pairs as for --gt (issue 12): tsukuba's
+# truth is disparity x 16; scored at scale 1 every pixel was bad
+check "pairs: gt scale 16 from the files" grep -q 'gt scale 16)' "$T/out"
+check "pairs: bad-2 under 6.5% without --gt-scale" awk '{for (i = 1; i < NF; i++) if ($i == "bad-2") { v = $(i + 1); sub("%", "", v); exit !(v + 0 < 6.5) }}' "$T/out"
+ok "gt without --gt-scale" "$GVIS" disparity --cpu --max-disp 64 "$L" "$R" --gt "$G" --json -v
+check "gt: scale 16 in the json" grep -q '"gt_scale": 16}' "$T/out"
+check "gt: -v says which scale and why" grep -q "ground-truth scale 16 (its values are 1[5-6].* times the disparities found; --gt-scale sets it)" "$T/err"
+ok "gt with a --gt-scale the files contradict" "$GVIS" disparity --cpu --max-disp 64 "$L" "$R" --gt "$G" --gt-scale 1
+check "the contradiction is warned" grep -q "warning: '$G': --gt-scale 1, but its values are 1[5-6].* times the disparities found (scale 16?)" "$T/err"
+check "the given scale is kept" grep -q 'gt scale 1)' "$T/out"
+if have_np; then
+  # a truth of disparity x 3: near no usual scale, so said, not guessed
+  $PY -c '
+import sys, cv2, numpy as np
+g = cv2.imread(sys.argv[1], cv2.IMREAD_UNCHANGED).astype(np.int32)
+cv2.imwrite(sys.argv[2], (g * 3 // 16).astype(np.uint8))' "$G" "$T/gt3.png"
+  printf '%s %s %s\n' "$L" "$R" "$T/gt3.png" >"$T/pairs3.txt"
+  fails "a truth of an odd scale is named" 1 "'$T/gt3.png': ground truth values are [23].* times the disparities found, near no usual scale .* give --gt-scale" "$GVIS" disparity --cpu --max-disp 64 --pairs "$T/pairs3.txt" -o "$T/many3/"
+  ok "an odd scale given is taken" "$GVIS" disparity --cpu --max-disp 64 "$L" "$R" --gt "$T/gt3.png" --gt-scale 3
+  check "odd scale: bad-2 under 6.5%" awk '{for (i = 1; i < NF; i++) if ($i == "bad-2") { v = $(i + 1); sub("%", "", v); exit !(v + 0 < 6.5) }}' "$T/out"
+fi
 
 ok "stdin and stdout" sh -c "cat '$L' | '$GVIS' disparity --cpu --max-disp 64 - '$R' -o - --format cv16 >'$T/pipe.npy'"
 check "pipe output equals the file output" cmp -s "$T/pipe.npy" "$T/d.npy"
