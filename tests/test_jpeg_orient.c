@@ -1,9 +1,11 @@
 /* Host emulation of the device's EXIF orientation kernel (cuda/io/jpeg_orient.cu): the
  * kernel's index map (jpeg_orient.h), run over the output grid as the threads would,
  * against a reference composed of three primitive moves (transpose, mirror, flip) written
- * independently, for all eight orientations, awkward sizes and 1..4 channels. */
+ * independently and against the CPU decoders' own rotation (gvis_apply_orientation), for all
+ * eight orientations, awkward sizes and 1..4 channels. */
 #include <string.h>
 
+#include "codec.h" /* gvis_apply_orientation: the CPU path's rotation */
 #include "jpeg_orient.h"
 #include "testlib.h"
 
@@ -98,6 +100,21 @@ int main(void)
                 CHECKF(got.p && got.w == want.w && got.h == want.h &&
                            memcmp(got.p, want.p, (size_t)want.w * want.h * c) == 0,
                        "orientation %d on %dx%dx%d", o, src.w, src.h, c);
+                if (c != 2 && got.p) { /* the CPU path: 1, 3 or 4 channels */
+                    gvis_image img;
+                    CHECK_OK(gvis_image_alloc(&img, src.w, src.h, c, GVIS_U8, 16));
+                    for (int y = 0; y < src.h; y++)
+                        memcpy(GVIS_ROW(&img, y), at(&src, 0, y), (size_t)src.w * c);
+                    gvis_meta *m = gvis_meta_of(&img);
+                    m->orientation = o;
+                    CHECK_OK(gvis_apply_orientation(&img, NULL));
+                    int same = img.width == got.w && img.height == got.h;
+                    for (int y = 0; same && y < got.h; y++)
+                        same = memcmp(GVIS_ROW(&img, y), at(&got, 0, y), (size_t)got.w * c) == 0;
+                    CHECKF(same, "orientation %d on %dx%dx%d differs from gvis_apply_orientation", o, src.w, src.h, c);
+                    CHECK(img.meta->orientation == 1);
+                    gvis_image_free(&img);
+                }
                 free(want.p);
                 free(got.p);
                 cases++;

@@ -1,46 +1,14 @@
-/* JPEG marker walk for the GPU path (see jpeg_markers.h).  Every length is checked
+/* JPEG marker walk for the GPU path (see jpeg_markers.h); the EXIF block is read by the
+ * CPU codecs' parser (lib/io/exif.c).  Every length is checked
  * against the buffer; a truncated or malformed header is -1, never a read past the end. */
 #include "jpeg_markers.h"
 
 #include <string.h>
 
+#include "codec.h" /* gvis_exif_orientation, lib/io/exif.c */
 #include "nvjpeg_abi.h"
 
 static unsigned be16(const uint8_t *p) { return (unsigned)p[0] << 8 | p[1]; }
-
-static unsigned tiff16(const uint8_t *p, int le) { return le ? (unsigned)p[1] << 8 | p[0] : be16(p); }
-
-static uint32_t tiff32(const uint8_t *p, int le)
-{
-    return le ? (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0]
-              : (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* Orientation tag (0x0112, SHORT) of IFD0 in a TIFF block; 0 when absent or bad. */
-static int exif_orientation(const uint8_t *t, size_t n)
-{
-    if (n < 8)
-        return 0;
-    int le = t[0] == 'I' && t[1] == 'I';
-    if (!le && !(t[0] == 'M' && t[1] == 'M'))
-        return 0;
-    if (tiff16(t + 2, le) != 42)
-        return 0;
-    uint32_t ifd = tiff32(t + 4, le);
-    if (ifd > n - 2)
-        return 0;
-    unsigned count = tiff16(t + ifd, le);
-    for (unsigned i = 0; i < count; i++) {
-        size_t e = (size_t)ifd + 2 + (size_t)i * 12;
-        if (e + 12 > n)
-            return 0;
-        if (tiff16(t + e, le) == 0x0112 && tiff16(t + e + 2, le) == 3 && tiff32(t + e + 4, le) == 1) {
-            unsigned v = tiff16(t + e + 8, le);
-            return v >= 1 && v <= 8 ? (int)v : 0;
-        }
-    }
-    return 0;
-}
 
 int gvis_jpeg_scan(const uint8_t *p, size_t n, gvis_jpeg_info *info)
 {
@@ -93,7 +61,7 @@ int gvis_jpeg_scan(const uint8_t *p, size_t n, gvis_jpeg_info *info)
             info->restart = (int)be16(s);
         } else if (m == 0xE1 && sl >= 6 && memcmp(s, "Exif\0\0", 6) == 0) {
             if (!info->orientation)
-                info->orientation = exif_orientation(s + 6, sl - 6);
+                info->orientation = gvis_exif_orientation(s + 6, sl - 6, NULL);
         } else if (m == 0xEE && sl >= 12 && memcmp(s, "Adobe", 5) == 0) {
             info->adobe = s[11];
         } else if (m == 0xDA) {
