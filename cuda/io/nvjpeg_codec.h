@@ -16,6 +16,12 @@
 extern "C" {
 #endif
 
+/* How far the hardware decoder's pixels may stray from libjpeg-turbo's on the same file
+ * (IDCT and chroma upsampling round differently): tests/test_cuda_nvjpeg.c and
+ * tests/bench_nvjpeg.c (real photos) check it; man/gvis.1 documents it. */
+#define GVIS_NVJPEG_MIN_PSNR 40.0
+#define GVIS_NVJPEG_MAX_DIFF 48
+
 /* Per-image outcome of a batch. */
 enum {
     GVIS_NVJPEG_DECODED = 0, /* the device buffer holds the RGB pixels */
