@@ -563,8 +563,43 @@ static void golden_cases(void)
     CHECKF(found == 3, "the torchvision keep-lists in testdata/yolo: %d of 3 cases found", found);
 }
 
+/* Boxes and labels drawn in proportion to the image (issue 12: one pixel on 2560x1600). */
+static void draw_cases(void)
+{
+    const int sizes[][3] = {{100, 80, 1}, {640, 480, 2}, {1920, 1080, 5}, {2560, 1600, 6}, {7680, 4320, 18}};
+    for (int i = 0; i < 5; i++) {
+        int w = sizes[i][0], h = sizes[i][1], line, scale;
+        gvis_yolo_draw_sizes(w, h, &line, &scale);
+        CHECKF(line == sizes[i][2], "%dx%d: lines of %d pixels, wanted %d", w, h, line, sizes[i][2]);
+        CHECKF(scale >= 1 && scale == (int)lround(0.6 * line > 1 ? 0.6 * line : 1), "%dx%d: font scale %d", w, h, scale);
+        /* on a black image: the left edge's width at mid-height and the tag's height above */
+        gvis_image img, out;
+        gvis_image_alloc(&img, w, h, 3, GVIS_U8, 0);
+        for (int y = 0; y < h; y++)
+            memset(GVIS_ROW(&img, y), 0, (size_t)w * 3);
+        gvis_yolo_det d = {(float)(w / 4), (float)(h / 2), (float)(w * 3 / 4), (float)(h * 3 / 4), 0.9f, 0, 0, 0};
+        const char *labels[1] = {"person 0.90"};
+        CHECK_OK(gvis_yolo_draw(&img, &d, 1, labels, &out));
+        const uint8_t *row = GVIS_ROW(&out, h * 5 / 8);
+        int edge = 0;
+        for (int x = w / 4; x < w && (row[x * 3] | row[x * 3 + 1] | row[x * 3 + 2]); x++)
+            edge++;
+        CHECKF(edge == line, "%dx%d: left edge %d pixels wide, wanted %d", w, h, edge, line);
+        int tag = 0;
+        for (int y = h / 2 - 1; y >= 0; y--, tag++) {
+            const uint8_t *p = (const uint8_t *)GVIS_ROW(&out, y) + (size_t)(w / 4) * 3;
+            if (!(p[0] | p[1] | p[2]))
+                break;
+        }
+        CHECKF(tag == 9 * scale, "%dx%d: label tag %d pixels high, wanted %d", w, h, tag, 9 * scale);
+        gvis_image_free(&out);
+        gvis_image_free(&img);
+    }
+}
+
 int main(void)
 {
+    draw_cases();
     t_seed(0);
     resolve_cases();
     convert_cases();

@@ -705,6 +705,20 @@ static uint8_t to_u8(const gvis_image *img, const void *row, size_t i)
     return (uint8_t)(v >= 1.0f ? 255 : v > 0.0f ? (int)(v * 255.0f + 0.5f) : 0);
 }
 
+void gvis_yolo_draw_sizes(int width, int height, int *line, int *text_scale)
+{
+    /* 0.3 % of the mean side, as Ultralytics' annotator draws: 2 pixels at 640x480, 6 at
+     * 2560x1600; the font's pixels 0.6 of that (a tag 7 to 77 pixels high) */
+    long lw = lround(0.0015 * ((double)width + height));
+    if (lw < 1)
+        lw = 1;
+    if (lw > 200)
+        lw = 200;
+    long ts = lround(0.6 * (double)lw);
+    *line = (int)lw;
+    *text_scale = ts < 1 ? 1 : (int)ts;
+}
+
 int gvis_yolo_draw(const gvis_image *img, const gvis_yolo_det *det, int n, const char *const *labels, gvis_image *out)
 {
     int ch = img->channels == 4 ? 4 : 3;
@@ -718,8 +732,8 @@ int gvis_yolo_draw(const gvis_image *img, const gvis_yolo_det *det, int n, const
             for (int c = 0; c < ch; c++)
                 d[(size_t)x * ch + c] = to_u8(img, src, (size_t)x * img->channels + (img->channels == 1 ? 0 : c));
     }
-    int big = img->width >= 800 || img->height >= 800;
-    int thick = big ? 3 : img->width >= 320 ? 2 : 1, scale = big ? 2 : 1;
+    int thick, scale;
+    gvis_yolo_draw_sizes(img->width, img->height, &thick, &scale);
     /* lowest score first, so that the best boxes and labels end on top */
     for (int i = n - 1; i >= 0; i--) {
         const gvis_yolo_det *d = &det[i];

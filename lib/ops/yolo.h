@@ -95,8 +95,14 @@ void gvis_yolo_map(gvis_yolo_det *det, int n, const double inv[6], int width, in
 /* Clips boxes to [0, width] x [0, height]. */
 void gvis_yolo_clip(gvis_yolo_det *det, int n, int width, int height);
 
+/* The box lines' width and the labels' font scale (each font pixel scale x scale) for an
+ * image: lines round(0.3 % of the mean side), at least 1; font scale round(0.6 x that),
+ * at least 1 (the tag is 9 x scale pixels high). */
+void gvis_yolo_draw_sizes(int width, int height, int *line, int *text_scale);
+
 /* Draws the detections on a copy of img made 8-bit RGB (RGBA stays RGBA): boxes in
- * class colours, labels[i] (may be NULL) on a filled tag above box i. */
+ * class colours, lines and labels sized by gvis_yolo_draw_sizes, labels[i] (may be NULL)
+ * on a filled tag above box i. */
 int gvis_yolo_draw(const gvis_image *img, const gvis_yolo_det *det, int n, const char *const *labels,
                    gvis_image *out);
 
