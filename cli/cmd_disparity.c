@@ -12,7 +12,7 @@
 #include "sgm.h"
 #include "stereo_out.h"
 
-enum { OUT_KITTI = 1, OUT_PFM, OUT_CV16 };
+enum { OUT_KITTI = 1, OUT_PFM, OUT_CV16, OUT_TIFF };
 
 struct disp_opts {
     gvis_sgm_params p;
@@ -78,8 +78,8 @@ static int parse_fill(const char *v, void *dst, char *err, size_t errlen)
 
 static int parse_dformat(const char *v, void *dst, char *err, size_t errlen)
 {
-    if (strcmp(v, "png") && strcmp(v, "pfm") && strcmp(v, "cv16") && strcmp(v, "npy")) {
-        snprintf(err, errlen, "'%s' is not png (KITTI 16-bit), pfm or cv16", v);
+    if (strcmp(v, "png") && strcmp(v, "pfm") && strcmp(v, "cv16") && strcmp(v, "npy") && strcmp(v, "tif")) {
+        snprintf(err, errlen, "'%s' is not png (KITTI 16-bit), pfm, tif (float32) or cv16", v);
         return -1;
     }
     *(const char **)dst = strcmp(v, "npy") == 0 ? "cv16" : v;
@@ -90,22 +90,27 @@ static int parse_dformat(const char *v, void *dst, char *err, size_t errlen)
 static int out_kind(const char *format, const char *path)
 {
     if (format)
-        return strcmp(format, "png") == 0 ? OUT_KITTI : strcmp(format, "pfm") == 0 ? OUT_PFM : OUT_CV16;
+        return strcmp(format, "png") == 0 ? OUT_KITTI : strcmp(format, "pfm") == 0 ? OUT_PFM
+                                                      : strcmp(format, "tif") == 0 ? OUT_TIFF : OUT_CV16;
     switch (gvis_format_from_path(path)) {
     case GVIS_FMT_PNG: return OUT_KITTI;
     case GVIS_FMT_PFM: return OUT_PFM;
     case GVIS_FMT_NPY: return OUT_CV16;
+    case GVIS_FMT_TIFF: return OUT_TIFF;
     default: return 0;
     }
 }
 
-static const char *kind_ext(int kind) { return kind == OUT_PFM ? "pfm" : kind == OUT_CV16 ? "npy" : "png"; }
+static const char *kind_ext(int kind)
+{
+    return kind == OUT_PFM ? "pfm" : kind == OUT_CV16 ? "npy" : kind == OUT_TIFF ? "tif" : "png";
+}
 
 static int save_map(gvis_ctx *ctx, const struct disp_opts *o, const char *path, const gvis_disp *d)
 {
     int kind = out_kind(o->format, path);
     if (!kind)
-        return gvis_error(GVIS_E_ARG, "cannot tell the format of '%s' (use .png, .pfm, .npy or --format)", path);
+        return gvis_error(GVIS_E_ARG, "cannot tell the format of '%s' (use .png, .pfm, .tif, .npy or --format)", path);
     gvis_image img = {0};
     int rc;
     if (kind == OUT_KITTI) {
@@ -121,10 +126,10 @@ static int save_map(gvis_ctx *ctx, const struct disp_opts *o, const char *path, 
             gvis_log(ctx, GVIS_LOG_WARN, "%s: %zu pixels above 255.996 clipped (KITTI PNG)", path, cl);
         if (!rc)
             rc = gvis_save(ctx, path, GVIS_FMT_PNG, &img);
-    } else if (kind == OUT_PFM) {
+    } else if (kind == OUT_PFM || kind == OUT_TIFF) { /* float32, the same values in either */
         rc = gvis_disp_float(d, &img);
         if (!rc)
-            rc = gvis_save(ctx, path, GVIS_FMT_PFM, &img);
+            rc = gvis_save(ctx, path, kind == OUT_PFM ? GVIS_FMT_PFM : GVIS_FMT_TIFF, &img);
     } else {
         gvis_buf b = {0};
         rc = gvis_disp_encode_cv16(d, &b);
@@ -381,7 +386,7 @@ int cmd_disparity(int argc, char **argv)
         {"median", 0, OPT_FLAG, &o.p.median, NULL, NULL, "3x3 median filter (on; --no-median)"},
         {"fill", 0, OPT_CUSTOM, &o.p.fill, parse_fill, "none|background", "fill invalid pixels along rows (none)"},
         {"right", 0, OPT_STRING, &o.right_out, NULL, "OUT2", "also write the right view's disparity"},
-        {"format", 0, OPT_CUSTOM, &o.format, parse_dformat, "png|pfm|cv16", "map format (default: from -o's extension)"},
+        {"format", 0, OPT_CUSTOM, &o.format, parse_dformat, "png|pfm|tif|cv16", "map format (default: from -o's extension)"},
         {"preview", 0, OPT_STRING, &o.preview, NULL, "FILE.png", "an 8-bit colour view (turbo, invalid black)"},
         {"ply", 0, OPT_STRING, &o.ply, NULL, "FILE.ply", "a coloured point cloud (needs --focal and --baseline, or --q)"},
         {"focal", 0, OPT_DOUBLE, &o.focal, NULL, "F", "focal length in pixels (for --ply)"},
@@ -396,7 +401,7 @@ int cmd_disparity(int argc, char **argv)
         {"pairs", 0, OPT_STRING, &o.pairs, NULL, "FILE", "pairs to match: LEFT RIGHT [GT] per line"},
         OPT_END,
     };
-    const struct cli_cmd cmd = {"disparity", "[options] LEFT RIGHT [-o OUT.png|OUT.pfm|OUT.npy] | --pairs FILE -o DIR/",
+    const struct cli_cmd cmd = {"disparity", "[options] LEFT RIGHT [-o OUT.png|OUT.pfm|OUT.tif|OUT.npy] | --pairs FILE -o DIR/",
                                 opts, 0, 2};
     struct cli_args args;
     int rc = cli_parse(&cmd, argc, argv, &args);
@@ -428,10 +433,10 @@ int cmd_disparity(int argc, char **argv)
     else if (o.gt_border < 0)
         bad = "--gt-border must not be negative";
     else if (args.output && strcmp(args.output, "-") == 0 && !o.format)
-        bad = "writing the map to standard output needs --format png|pfm|cv16";
+        bad = "writing the map to standard output needs --format png|pfm|tif|cv16";
     else if (args.output && strcmp(args.output, "-") != 0 && !is_dir_arg(args.output) && !o.format &&
              !out_kind(NULL, args.output))
-        bad = "cannot tell the output format from -o's extension: use .png (KITTI), .pfm, .npy or --format";
+        bad = "cannot tell the output format from -o's extension: use .png (KITTI), .pfm, .tif (float32), .npy or --format";
     if (bad) {
         free(args.inputs);
         return cli_usage_error("%s", bad);

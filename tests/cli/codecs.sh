@@ -36,6 +36,12 @@ if has tif libtiff; then
   fails "--page past the last" 2 "no page 5 in this TIFF \\(it has 2" "$GVIS" hist --page 5 "$C/im_multipage.tif"
   fails "--page -1" 2 "--page: takes a page number" "$GVIS" hist --page -1 "$C/im_multipage.tif"
   ok "tiled tiff" "$GVIS" hist "$C/vips_tiled.tif" -o "$T/t.csv"
+  # disparity maps as float32 TIFF: the values of the PFM
+  mk 64 48 1 u8 smooth "$T/L.png"
+  ok "disparity to .tif" "$GVIS" disparity --max-disp 16 "$T/rgb.png" "$T/L.png" -o "$T/d.tif"
+  ok "disparity to .pfm" "$GVIS" disparity --max-disp 16 "$T/rgb.png" "$T/L.png" -o "$T/d.pfm"
+  ok "float tif back to pfm" "$GVIS" gauss --ksize 1 "$T/d.tif" -o "$T/d-back.pfm"
+  check "disparity tif holds the pfm's floats" cmp -s "$T/d.pfm" "$T/d-back.pfm"
 else
   fails "tif without libtiff" 1 "built without libtiff" "$GVIS" gauss --sigma 1 "$T/rgb.png" -o "$T/o.tif"
 fi
