@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "disparity_phase.h"
 #include "sgm.h"
 #include "stereo_out.h"
 
@@ -16,6 +17,7 @@ enum { OUT_KITTI = 1, OUT_PFM, OUT_CV16, OUT_TIFF };
 
 struct disp_opts {
     gvis_sgm_params p;
+    struct disp_method m; /* --method and the phase options (cli/disparity_phase.c) */
     const char *format;   /* png | pfm | cv16 */
     const char *right_out, *preview, *ply, *qfile, *gt, *pairs;
     double focal, baseline, cx, cy, gt_scale;
@@ -222,7 +224,7 @@ static int disparity_one(gvis_ctx *ctx, struct disp_opts *o, const struct pair *
     if (pr->gt && (rc = gvis_load(ctx, pr->gt, &G)))
         goto done;
     o->fail_file = pr->left;
-    if ((rc = gvis_sgm(ctx, &L, &R, &o->p, &dl, right_path ? &dr : NULL)))
+    if ((rc = disp_method_run(ctx, &o->m, &o->p, &L, &R, pr->gt ? &G : NULL, &dl, right_path ? &dr : NULL)))
         goto done;
     if (out && (rc = save_map(ctx, o, out, &dl)))
         goto done;
@@ -366,6 +368,7 @@ int cmd_disparity(int argc, char **argv)
     struct disp_opts o;
     memset(&o, 0, sizeof o);
     gvis_sgm_defaults(&o.p);
+    disp_method_init(&o.m);
     o.focal = NAN;
     o.baseline = NAN;
     o.cx = NAN;
@@ -399,6 +402,7 @@ int cmd_disparity(int argc, char **argv)
         {"gt-border", 0, OPT_INT, &o.gt_border, NULL, "N", "pixels along each edge left out of the score (10)"},
         {"json", 0, OPT_FLAG, &o.json, NULL, NULL, "scores as JSON lines"},
         {"pairs", 0, OPT_STRING, &o.pairs, NULL, "FILE", "pairs to match: LEFT RIGHT [GT] per line"},
+        DISP_METHOD_OPTS(o.m),
         OPT_END,
     };
     const struct cli_cmd cmd = {"disparity", "[options] LEFT RIGHT [-o OUT.png|OUT.pfm|OUT.tif|OUT.npy] | --pairs FILE -o DIR/",
@@ -409,7 +413,7 @@ int cmd_disparity(int argc, char **argv)
         return rc;
     const char *bad = NULL;
     char msg[300];
-    if (gvis_sgm_check(&o.p, 0, 0)) {
+    if (disp_method_check(&o.m, &o.p)) {
         snprintf(msg, sizeof msg, "%s", gvis_errmsg());
         bad = msg;
     } else if (!o.pairs && args.ninputs != 2)

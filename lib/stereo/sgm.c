@@ -84,6 +84,7 @@ int gvis_disp_alloc(gvis_disp *d, int width, int height, int min_disp)
 void gvis_disp_free(gvis_disp *d)
 {
     free(d->data);
+    free(d->fdata);
     memset(d, 0, sizeof *d);
 }
 

@@ -98,11 +98,14 @@ typedef struct {
     int fill;          /* GVIS_FILL_*; default none */
 } gvis_sgm_params;
 
-/* A disparity map: int16 fixed point x16, tight rows, invalid = GVIS_SGM_INVALID. */
+/* A disparity map: int16 fixed point x16, tight rows, invalid = GVIS_SGM_INVALID.
+ * Methods with finer disparities (phase) also fill fdata (float pixels, NaN invalid,
+ * tight); the outputs that can hold it (KITTI PNG, PFM, PLY, scores) then read it. */
 typedef struct {
     int width, height;
     int min_disp;
     int16_t *data;
+    float *fdata; /* NULL for SGM */
 } gvis_disp;
 
 void gvis_sgm_defaults(gvis_sgm_params *p);

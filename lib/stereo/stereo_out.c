@@ -6,6 +6,17 @@
 
 #include "stereo_out.h"
 
+/* Pixel i in pixels; 0 when invalid.  The float plane where the map has one. */
+static inline int disp_px(const gvis_disp *d, size_t i, double *v)
+{
+    if (d->fdata) {
+        *v = d->fdata[i];
+        return !isnan(d->fdata[i]);
+    }
+    *v = d->data[i] / 16.0;
+    return d->data[i] != GVIS_SGM_INVALID(d->min_disp);
+}
+
 int gvis_disp_kitti(const gvis_disp *d, gvis_image *out, size_t *zero, size_t *negative, size_t *clipped)
 {
     int rc = gvis_image_alloc(out, d->width, d->height, 1, GVIS_U16, 0);
@@ -18,7 +29,13 @@ int gvis_disp_kitti(const gvis_disp *d, gvis_image *out, size_t *zero, size_t *n
         const int16_t *s = d->data + (size_t)y * d->width;
         for (int x = 0; x < d->width; x++) {
             long v = s[x] == inv ? 0 : (long)s[x] * 16; /* x16 -> x256 */
-            if (s[x] != inv && v <= 0) {
+            int ok = s[x] != inv;
+            if (d->fdata) {
+                const float f = d->fdata[(size_t)y * d->width + x];
+                ok = !isnan(f);
+                v = ok ? lround(f * 256.0) : 0;
+            }
+            if (ok && v <= 0) {
                 nz += v == 0;
                 np += v < 0;
                 v = 0;
@@ -47,8 +64,14 @@ int gvis_disp_float(const gvis_disp *d, gvis_image *out)
     for (int y = 0; y < d->height; y++) {
         float *o = GVIS_ROW(out, y);
         const int16_t *s = d->data + (size_t)y * d->width;
-        for (int x = 0; x < d->width; x++)
-            o[x] = s[x] == inv ? INFINITY : (float)s[x] / 16.0f;
+        for (int x = 0; x < d->width; x++) {
+            if (d->fdata) {
+                const float f = d->fdata[(size_t)y * d->width + x];
+                o[x] = isnan(f) ? INFINITY : f;
+            } else {
+                o[x] = s[x] == inv ? INFINITY : (float)s[x] / 16.0f;
+            }
+        }
     }
     return GVIS_OK;
 }
@@ -192,16 +215,14 @@ static void put_f32(uint8_t *p, float v)
 
 int gvis_disp_ply(const gvis_disp *d, const gvis_image *left, const double q[16], gvis_buf *b, size_t *points)
 {
-    const int16_t inv = GVIS_SGM_INVALID(d->min_disp);
     gvis_buf body = {0};
     size_t np = 0;
     int rc = GVIS_OK;
     for (int y = 0; y < d->height && !rc; y++)
         for (int x = 0; x < d->width && !rc; x++) {
-            int16_t v = d->data[(size_t)y * d->width + x];
-            if (v == inv)
+            double dd;
+            if (!disp_px(d, (size_t)y * d->width + x, &dd))
                 continue;
-            const double dd = v / 16.0;
             const double X = q[0] * x + q[1] * y + q[2] * dd + q[3];
             const double Y = q[4] * x + q[5] * y + q[6] * dd + q[7];
             const double Z = q[8] * x + q[9] * y + q[10] * dd + q[11];
@@ -213,7 +234,7 @@ int gvis_disp_ply(const gvis_disp *d, const gvis_image *left, const double q[16]
             put_f32(rec + 4, (float)(Y / Wh));
             put_f32(rec + 8, (float)(Z / Wh));
             uint8_t c[3] = {255, 255, 255};
-            if (left && x < left->width && y < left->height) {
+            if (left && left->type != GVIS_F32 && x < left->width && y < left->height) {
                 const int ch = left->channels;
                 for (int i = 0; i < 3; i++) {
                     int ci = ch >= 3 ? i : 0;
@@ -250,7 +271,6 @@ int gvis_disp_score(const gvis_disp *d, const gvis_image *gt, double scale, int 
         return gvis_error(GVIS_E_FORMAT, "ground truth must have one channel, this one has %d", gt->channels);
     if (!(scale > 0))
         return gvis_error(GVIS_E_ARG, "ground-truth scale must be positive");
-    const int16_t inv = GVIS_SGM_INVALID(d->min_disp);
     size_t b1 = 0, b2 = 0;
     double err = 0;
     for (int y = border; y < d->height - border; y++)
@@ -266,13 +286,13 @@ int gvis_disp_score(const gvis_disp *d, const gvis_image *gt, double scale, int 
                 continue;
             t /= scale;
             s->scored++;
-            int16_t v = d->data[(size_t)y * d->width + x];
-            if (v == inv) {
+            double v;
+            if (!disp_px(d, (size_t)y * d->width + x, &v)) {
                 b1++, b2++;
                 continue;
             }
             s->valid++;
-            double e = fabs(v / 16.0 - t);
+            double e = fabs(v - t);
             err += e;
             b1 += e > 1.0;
             b2 += e > 2.0;
