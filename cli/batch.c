@@ -100,8 +100,8 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
             if (rc >= 0)
                 return rc;
         }
-        if (to_dir && !is_dir(o) && mkdir(o, 0777) != 0) {
-            cli_error("'%s': cannot create directory: %s", o, strerror(errno));
+        if (to_dir && !is_dir(o) && gvis_mkdir_p(o) != GVIS_OK) {
+            cli_error("%s", gvis_errmsg());
             return EXIT_RUNTIME;
         }
     }
@@ -129,7 +129,13 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
             rc = gvis_error(GVIS_E_IO, "refusing to write over input file '%s'", out);
         } else {
             cli_info("%s%s%s", in, out ? " -> " : "", out ? out : "");
-            rc = fn(ctx, in, out, arg);
+            /* each input's outputs are one set: all of them or none (issue 13) */
+            gvis_outset *set = gvis_outset_begin();
+            rc = set ? fn(ctx, in, out, arg) : gvis_error(GVIS_E_NOMEM, "out of memory");
+            if (set && !rc)
+                rc = gvis_outset_commit(set);
+            else
+                gvis_outset_abort(set);
         }
         if (rc && cli_stdout_closed()) {
             /* The reader of our output has gone (`gvis ... | head`): the rest of the

@@ -294,6 +294,19 @@ done:
     return rc;
 }
 
+/* One pair's outputs (map, right map, preview, PLY) are one set: all or none (issue 13). */
+static int disparity_one_set(gvis_ctx *ctx, struct disp_opts *o, const struct pair *pr, const char *out)
+{
+    gvis_outset *set = gvis_outset_begin();
+    if (!set)
+        return gvis_error(GVIS_E_NOMEM, "out of memory");
+    int rc = disparity_one(ctx, o, pr, out);
+    if (!rc)
+        return gvis_outset_commit(set);
+    gvis_outset_abort(set);
+    return rc;
+}
+
 /* --pairs FILE: LEFT RIGHT [GT] per line; blank lines and lines starting with # skipped. */
 static int read_pairs(const char *path, struct pair **out, int *n, char **text)
 {
@@ -512,8 +525,8 @@ int cmd_disparity(int argc, char **argv)
     const char *dirs[4] = {o.many ? args.output : NULL, o.many ? o.right_out : NULL, o.many ? o.preview : NULL,
                            o.many ? o.ply : NULL};
     for (int i = 0; i < 4; i++)
-        if (dirs[i] && mkdir(dirs[i], 0777) != 0 && errno != EEXIST) {
-            cli_error("'%s': cannot create directory: %s", dirs[i], strerror(errno));
+        if (dirs[i] && gvis_mkdir_p(dirs[i]) != GVIS_OK) {
+            cli_error("%s", gvis_errmsg());
             status = EXIT_RUNTIME;
         }
     const char *ext = kind_ext(o.format ? out_kind(o.format, NULL) : OUT_KITTI);
@@ -538,7 +551,7 @@ int cmd_disparity(int argc, char **argv)
         o.fail_file = NULL;
         if (args.output)
             out = o.many ? cli_output_in_dir(args.output, pairs[i].left, ext) : strdup(args.output);
-        rc = args.output && !out ? gvis_error(GVIS_E_NOMEM, "out of memory") : disparity_one(ctx, &o, &pairs[i], out);
+        rc = args.output && !out ? gvis_error(GVIS_E_NOMEM, "out of memory") : disparity_one_set(ctx, &o, &pairs[i], out);
         if (rc) {
             cli_error("'%s': %s", o.fail_file ? o.fail_file : pairs[i].left, gvis_errmsg());
             int st = cli_exit_status(rc);

@@ -249,8 +249,8 @@ int cmd_hist(int argc, char **argv)
         free(args.inputs);
         return status;
     }
-    if (o.plot && o.plot[strlen(o.plot) - 1] == '/' && mkdir(o.plot, 0777) != 0 && errno != EEXIST) {
-        cli_error("'%s': cannot create directory: %s", o.plot, strerror(errno));
+    if (o.plot && o.plot[strlen(o.plot) - 1] == '/' && gvis_mkdir_p(o.plot) != GVIS_OK) {
+        cli_error("%s", gvis_errmsg());
         cli_finish(ctx, t0);
         free(args.inputs);
         return EXIT_RUNTIME;

@@ -65,6 +65,7 @@ int cmd_info(int argc, char **argv)
     if (rc >= 0)
         return rc;
     int ninputs = args.ninputs;
+    const char *out = args.output ? args.output : "-"; /* -o FILE was ignored (issue 13 item 5) */
     free(args.inputs);
     if (ninputs > 0)
         return cli_usage_error("takes no inputs");
@@ -122,7 +123,7 @@ int cmd_info(int argc, char **argv)
         if (n == 0)
             gvis_buf_printf(&b, "no usable CUDA device: %s; gvis runs on the CPU\n", why);
     }
-    int wrc = gvis_write_file_atomic("-", b.data, b.len);
+    int wrc = gvis_write_file_atomic(out, b.data ? (const void *)b.data : "", b.len);
     gvis_buf_free(&b);
     if (wrc) {
         cli_error("%s", gvis_errmsg());

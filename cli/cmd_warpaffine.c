@@ -392,8 +392,8 @@ static int warp_main(struct warp_opts *op, const struct cli_cmd *cmdp, struct cl
     if (!ctx) {
         return status;
     }
-    if (o.save_dir && mkdir(o.save_matrix, 0777) != 0 && errno != EEXIST) {
-        cli_error("'%s': cannot create directory: %s", o.save_matrix, strerror(errno));
+    if (o.save_dir && gvis_mkdir_p(o.save_matrix) != GVIS_OK) {
+        cli_error("%s", gvis_errmsg());
         cli_finish(ctx, t0);
         return EXIT_RUNTIME;
     }

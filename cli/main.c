@@ -142,7 +142,18 @@ int main(int argc, char **argv)
             int nthreads;
             if (gvis_threads_env(&nthreads) != GVIS_OK)
                 cli_warn("%s; using the %d online CPUs", gvis_errmsg(), gvis_threads());
-            return cli_finish_stdout(commands[k].fn(argc - i, argv + i));
+            /* whatever the command writes outside a batch item's own set lands here:
+             * in place only when the command succeeds (issue 13) */
+            gvis_outset *set = gvis_outset_begin();
+            gvis_outset_pass_streams(set, 1);
+            int status = commands[k].fn(argc - i, argv + i);
+            if (status == EXIT_OK && set && gvis_outset_commit(set) != GVIS_OK) {
+                cli_error("%s", gvis_errmsg());
+                status = EXIT_RUNTIME;
+            } else if (status != EXIT_OK) {
+                gvis_outset_abort(set);
+            }
+            return cli_finish_stdout(status);
         }
     }
     const char *names[sizeof commands / sizeof commands[0] + 1];

@@ -150,7 +150,8 @@ const char *gvis_codec_name(gvis_format f, int write);
 
 #define GVIS_DEFAULT_MAX_PIXELS ((size_t)1 << 28)
 
-/* Reads a whole file ("-" = standard input) into b, at most max_bytes (0: no limit). */
+/* Reads a whole file ("-" = standard input) into b, at most max_bytes (0: no limit); b is
+ * freed on failure. */
 int gvis_read_file(const char *path, gvis_buf *b, size_t max_bytes);
 
 /* Decodes PNG 8/16, JPEG, TIFF 8/16/f32, WebP, BMP, TGA, PGM/PPM 8/16, PFM or NPY
@@ -163,11 +164,38 @@ int gvis_image_decode(const uint8_t *data, size_t len, const gvis_io_opts *o, gv
  * holds it, unless o->strip: every path that writes an image file comes through here. */
 int gvis_image_encode(const gvis_image *img, gvis_format f, const gvis_io_opts *o, gvis_buf *b);
 
-/* Writes data to path atomically: a temporary file beside it, renamed into place when
- * complete ("-": standard output).  On failure or a signal no partial file remains. */
+/* ---- output sets: all or nothing over every output of a command ---------------------
+ * gvis_outset_begin() opens a set and makes it the calling thread's current one (sets
+ * nest: the previous one comes back when this one closes).  While a set is current, every
+ * file written through gvis_write_file_atomic, gvis_save or gvis_outset_put is staged: a
+ * temporary file beside its target, or, for standard output ("-"), a device or a FIFO,
+ * the bytes in memory.  gvis_outset_commit() writes the streams and renames every
+ * temporary into place; gvis_outset_abort() removes them all.  Either frees the set.
+ * A failed command thus leaves no output, new or partial, and every existing file at an
+ * output path unchanged. */
+typedef struct gvis_outset gvis_outset;
+gvis_outset *gvis_outset_begin(void);  /* NULL when out of memory */
+gvis_outset *gvis_outset_current(void);
+/* Stages data for path (s NULL: written at once, as one-output set). */
+int gvis_outset_put(gvis_outset *s, const char *path, const void *data, size_t len);
+/* Encodes img through gvis_image_encode (f 0: from the path's extension) and stages it. */
+int gvis_outset_put_image(gvis_outset *s, const char *path, gvis_format f, const gvis_io_opts *o,
+                          const gvis_image *img);
+int gvis_outset_commit(gvis_outset *s);
+void gvis_outset_abort(gvis_outset *s);
+int gvis_outset_count(const gvis_outset *s);
+/* Standard output put into s is written at once: for the command-wide set, whose
+ * inner (per-input) sets write theirs at their commit, so that the order holds. */
+void gvis_outset_pass_streams(gvis_outset *s, int on);
+/* The checks a write to path would fail (a folder that is missing, not writable, a
+ * directory in its place), without writing: what commands run before their work. */
+int gvis_outset_check(const char *path);
+/* Writes data to path atomically: a one-output set, or a part of the current set. */
 int gvis_write_file_atomic(const char *path, const void *data, size_t len);
 /* Removes every temporary output file not yet renamed; async-signal-safe. */
 void gvis_remove_temp_files(void);
+/* mkdir -p: creates path and its missing parents. */
+int gvis_mkdir_p(const char *path);
 /* 1 when a and b name the same existing file, else 0. */
 int gvis_same_file(const char *a, const char *b);
 

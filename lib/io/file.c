@@ -1,17 +1,13 @@
-/* Files: whole-file reads, atomic writes through a temporary file, format names. */
+/* Files: whole-file reads, format names (atomic writes: outset.c). */
 #include "gvis.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* strerror() in the lower case gvis messages use. */
@@ -62,7 +58,7 @@ const char *gvis_format_name(gvis_format f)
     return "";
 }
 
-int gvis_read_file(const char *path, gvis_buf *b, size_t max_bytes)
+static int read_file(const char *path, gvis_buf *b, size_t max_bytes)
 {
     int is_stdin = strcmp(path, "-") == 0;
     int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
@@ -121,136 +117,13 @@ int gvis_read_file(const char *path, gvis_buf *b, size_t max_bytes)
     return GVIS_OK;
 }
 
-/* Temporary files not yet renamed, for removal on a signal.  A fixed table of fixed
- * strings: the signal handler may only read memory and call unlink().  Only the main
- * thread writes files, and the CLI's handler runs on the main thread (it hands a signal
- * that lands on another thread over to it). */
-#define MAX_TEMPS 16
-static char temp_paths[MAX_TEMPS][PATH_MAX];
-static volatile sig_atomic_t temp_used[MAX_TEMPS];
-
-static int temp_register(const char *path)
+/* On failure the buffer is freed: callers need not (issue 13: they did not). */
+int gvis_read_file(const char *path, gvis_buf *b, size_t max_bytes)
 {
-    for (int i = 0; i < MAX_TEMPS; i++)
-        if (!temp_used[i]) {
-            snprintf(temp_paths[i], PATH_MAX, "%s", path);
-            temp_used[i] = 1;
-            return i;
-        }
-    return -1;
-}
-
-static void temp_release(int slot)
-{
-    if (slot >= 0)
-        temp_used[slot] = 0;
-}
-
-/* Six random characters and the final NUL at p. */
-static void temp_name_suffix(char *p)
-{
-    static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    static unsigned long long counter;
-    unsigned char r[6];
-    if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 32) ^ ++counter;
-        for (int i = 0; i < 6; i++, x = x * 6364136223846793005ull + 1442695040888963407ull)
-            r[i] = (unsigned char)(x >> 56);
-    }
-    for (int i = 0; i < 6; i++)
-        p[i] = set[r[i] % 62];
-    p[6] = 0;
-}
-
-void gvis_remove_temp_files(void)
-{
-    for (int i = 0; i < MAX_TEMPS; i++)
-        if (temp_used[i])
-            unlink(temp_paths[i]);
-}
-
-static int write_all(int fd, const void *data, size_t len)
-{
-    const uint8_t *p = data;
-    while (len) {
-        ssize_t n = write(fd, p, len > (1u << 30) ? (1u << 30) : len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-int gvis_write_file_atomic(const char *path, const void *data, size_t len)
-{
-    if (strcmp(path, "-") == 0) {
-        if (write_all(STDOUT_FILENO, data, len) != 0)
-            return gvis_error(GVIS_E_IO, "cannot write to standard output: %s", errtext(errno));
-        return GVIS_OK;
-    }
-    size_t n = strlen(path);
-    if (n == 0 || path[n - 1] == '/')
-        return gvis_error(GVIS_E_IO, "'%s' is not a file name", path);
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return gvis_error(GVIS_E_IO, "cannot write '%s': is a directory", path);
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        /* a device, pipe or socket (/dev/null, /dev/stdout, a FIFO): write to it in place */
-        int fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (fd < 0)
-            return gvis_error(GVIS_E_IO, "cannot write '%s': %s", path, errtext(errno));
-        int err = write_all(fd, data, len) != 0 ? errno : 0;
-        if (close(fd) != 0 && !err)
-            err = errno;
-        if (err)
-            return gvis_error(GVIS_E_IO, "cannot write '%s': %s", path, errtext(err));
-        return GVIS_OK;
-    }
-    /* The temporary's name is registered before the file exists, so that a signal at any
-     * moment finds every temporary that exists in the table (unlinking a name not yet
-     * created is harmless).  Hence gvis names it itself instead of calling mkstemp. */
-    char tmp[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    int dirlen = slash ? (int)(slash - path + 1) : 0;
-    int stem = snprintf(tmp, sizeof tmp, "%.*s.%s.gvis-", dirlen, path, slash ? slash + 1 : path);
-    if (stem < 0 || stem + 7 > (int)sizeof tmp)
-        return gvis_error(GVIS_E_IO, "cannot write '%s': path too long", path);
-    int fd = -1, slot = -1, oerr = EEXIST;
-    for (int attempt = 0; fd < 0 && oerr == EEXIST && attempt < 100; attempt++) {
-        temp_name_suffix(tmp + stem);
-        slot = temp_register(tmp);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd < 0) {
-            oerr = errno;
-            temp_release(slot);
-        }
-    }
-    if (fd < 0)
-        return gvis_error(GVIS_E_IO, "cannot write '%s': %s", path, errtext(oerr));
-    int err = 0;
-    if (write_all(fd, data, len) != 0)
-        err = errno;
-    /* Keep the permissions a new file would get (mkstemp makes it 0600). */
-    mode_t mask = umask(0);
-    umask(mask);
-    if (!err && fchmod(fd, 0666 & ~mask) != 0)
-        err = errno;
-    if (close(fd) != 0 && !err)
-        err = errno;
-    if (!err && rename(tmp, path) != 0)
-        err = errno;
-    if (err)
-        unlink(tmp);
-    temp_release(slot);
-    if (err)
-        return gvis_error(GVIS_E_IO, "cannot write '%s': %s", path, errtext(err));
-    return GVIS_OK;
+    int rc = read_file(path, b, max_bytes);
+    if (rc)
+        gvis_buf_free(b);
+    return rc;
 }
 
 int gvis_same_file(const char *a, const char *b)
