@@ -94,6 +94,19 @@ int cmd_info(int argc, char **argv)
         }
         gvis_buf_printf(&b, "]");
         codecs_json(&b);
+        gvis_nvjpeg_info nj;
+        gvis_nvjpeg_query(&nj);
+        gvis_buf_printf(&b, ", \"nvjpeg\": {\"found\": %s", nj.found ? "true" : "false");
+        if (nj.found) {
+            gvis_buf_printf(&b, ", \"version\": \"%d.%d.%d\", \"path\": ", nj.major, nj.minor, nj.patch);
+            gvis_buf_json_string(&b, nj.path);
+            gvis_buf_printf(&b, ", \"hardware_engines\": %d", nj.engines);
+        }
+        if (nj.why[0]) {
+            gvis_buf_printf(&b, ", \"reason\": ");
+            gvis_buf_json_string(&b, nj.why);
+        }
+        gvis_buf_printf(&b, "}");
         if (n == 0) {
             gvis_buf_printf(&b, ", \"no_device_reason\": ");
             gvis_buf_json_string(&b, why);
@@ -107,6 +120,16 @@ int cmd_info(int argc, char **argv)
             gvis_buf_printf(&b, "build: CPU only (built without CUDA)\n");
         gvis_buf_printf(&b, "cpu threads: %d\n", gvis_threads());
         codecs_text(&b);
+        gvis_nvjpeg_info nj;
+        gvis_nvjpeg_query(&nj);
+        if (!nj.found)
+            gvis_buf_printf(&b, "nvJPEG: not used (%s): JPEG is decoded and encoded on the CPU\n", nj.why);
+        else if (nj.engines > 0)
+            gvis_buf_printf(&b, "nvJPEG: %d.%d.%d (%s), %d hardware decode engines\n", nj.major, nj.minor, nj.patch,
+                            nj.path, nj.engines);
+        else
+            gvis_buf_printf(&b, "nvJPEG: %d.%d.%d (%s), no hardware decoder%s%s%s\n", nj.major, nj.minor, nj.patch,
+                            nj.path, nj.why[0] ? " (" : "", nj.why, nj.why[0] ? ")" : "");
         for (int i = 0; i < n; i++) {
             gvis_device_info d;
             if (gvis_cuda_device_info(i, &d)) {

@@ -17,10 +17,13 @@ extern "C" {
 #endif
 
 /* How far the hardware decoder's pixels may stray from libjpeg-turbo's on the same file
- * (IDCT and chroma upsampling round differently): tests/test_cuda_nvjpeg.c and
+ * (IDCT rounding, and chroma upsampling: libjpeg-turbo interpolates, a decoder that
+ * repeats chroma samples differs by up to ~1/4 of a chroma step at a colour edge).
+ * Provisional until measured on the GPU machine (docs/notes-nvjpeg.md).
+ * tests/test_cuda_nvjpeg.c and
  * tests/bench_nvjpeg.c (real photos) check it; man/gvis.1 documents it. */
-#define GVIS_NVJPEG_MIN_PSNR 40.0
-#define GVIS_NVJPEG_MAX_DIFF 48
+#define GVIS_NVJPEG_MIN_PSNR 38.0
+#define GVIS_NVJPEG_MAX_DIFF 96
 
 /* Per-image outcome of a batch. */
 enum {
@@ -53,6 +56,10 @@ int gvis_nvjpeg_dec_supported(gvis_nvjpeg_dec *dec, const uint8_t *data, size_t 
 int gvis_nvjpeg_dec_batch(gvis_nvjpeg_dec *dec, int n, const uint8_t *const *data, const size_t *len,
                           unsigned char *const *d_dst, const size_t *pitch, int *status);
 const char *gvis_nvjpeg_dec_error(const gvis_nvjpeg_dec *dec);
+
+/* Hardware decode engines of the current device: creates and drops a hardware-backend
+ * handle.  0 or -1 with why (the backend unavailable). */
+int gvis_nvjpeg_hw_engines(const gvis_nvjpeg_lib *lib, unsigned *engines, char *why, size_t why_len);
 
 typedef struct gvis_nvjpeg_enc gvis_nvjpeg_enc;
 

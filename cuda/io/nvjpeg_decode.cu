@@ -137,3 +137,19 @@ extern "C" int gvis_nvjpeg_dec_batch(gvis_nvjpeg_dec *d, int n, const uint8_t *c
     }
     return 0;
 }
+
+extern "C" int gvis_nvjpeg_hw_engines(const gvis_nvjpeg_lib *lib, unsigned *engines, char *why, size_t why_len)
+{
+    gvis_nvj_handle h;
+    unsigned cores = 0;
+    *engines = 0;
+    int s = lib->CreateEx(GVIS_NVJ_BACKEND_HARDWARE, NULL, NULL, GVIS_NVJ_FLAGS_DEFAULT, &h);
+    if (s != GVIS_NVJ_SUCCESS) {
+        snprintf(why, why_len, "no hardware JPEG decoder (%s)", gvis_nvjpeg_status_name(s));
+        return -1;
+    }
+    if (lib->GetHardwareDecoderInfo)
+        lib->GetHardwareDecoderInfo(h, engines, &cores);
+    lib->Destroy(h);
+    return 0;
+}

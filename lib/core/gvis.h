@@ -267,6 +267,18 @@ const char *gvis_build_cuda_archs(void); /* "" without CUDA */
 int gvis_cuda_devices(int *count, char *reason, size_t reason_len);
 int gvis_cuda_device_info(int index, gvis_device_info *info);
 
+/* nvJPEG, the GPU's JPEG codec (loaded at run time, GVIS_NVJPEG_LIBRARY=PATH|none):
+ * found or why not, its version and file, and the hardware decode engines of device 0
+ * (0 without a usable device or engines).  lib/io/nvjpeg_info.c */
+typedef struct {
+    int found;
+    int major, minor, patch;
+    int engines;
+    char path[512];
+    char why[512]; /* when not found, or when the hardware decoder is unavailable */
+} gvis_nvjpeg_info;
+void gvis_nvjpeg_query(gvis_nvjpeg_info *info);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,9 +13,22 @@ if grep -q '^build: CUDA' "$T/out" && [ ! -e /proc/driver/nvidia/version ] &&
   "$MKIMAGE" 5 5 1 u8 random "$T/d.png"
   fails "no driver: --device cuda says why" 1 "no usable CUDA device: no NVIDIA driver found" "$GVIS" --device cuda hist "$T/d.png"
 fi
+# nvJPEG: loaded at run time, or a reason; GVIS_NVJPEG_LIBRARY=none and a missing file say so
+ok "info, nvJPEG" "$GVIS" info
+check "info has an nvJPEG line" grep -Eq '^nvJPEG: ' "$T/out"
+if grep -q '^build: CUDA' "$T/out"; then
+  GVIS_NVJPEG_LIBRARY=none ok "info, nvJPEG off" "$GVIS" info
+  check "GVIS_NVJPEG_LIBRARY=none is named" grep -q '^nvJPEG: not used (nvJPEG disabled by GVIS_NVJPEG_LIBRARY=none): JPEG is decoded and encoded on the CPU$' "$T/out"
+  GVIS_NVJPEG_LIBRARY=/nonexistent/libnvjpeg.so.13 ok "info, nvJPEG missing" "$GVIS" info
+  check "a missing nvJPEG is named" grep -q '^nvJPEG: not used (cannot load /nonexistent/libnvjpeg.so.13: ' "$T/out"
+  GVIS_NVJPEG_LIBRARY=none ok "info --json, nvJPEG off" "$GVIS" info --json
+  check "--json: nvjpeg not found" grep -q '"nvjpeg": {"found": false, "reason": "nvJPEG disabled by GVIS_NVJPEG_LIBRARY=none"}' "$T/out"
+else
+  check "CPU build: nvJPEG not used" grep -q '^nvJPEG: not used (built without CUDA)' "$T/out"
+fi
 ok "info --json" "$GVIS" info --json
 if [ -x /usr/bin/python3 ]; then
-  check "info --json parses" /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "version" in d and "devices" in d and isinstance(d["cuda"], bool)' "$T/out"
+  check "info --json parses" /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "version" in d and "devices" in d and isinstance(d["cuda"], bool) and isinstance(d["nvjpeg"]["found"], bool)' "$T/out"
 fi
 check "info --json is one line" test "$(wc -l <"$T/out")" -eq 1
 fails "info takes no input" 2 "takes no inputs" "$GVIS" info something
