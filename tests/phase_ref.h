@@ -7,10 +7,10 @@
 #include <math.h>
 #include "phase.h"
 
-static int ref_lit(float v, float V) { return v > V; }
+static inline int ref_lit(float v, float V) { return v > V; }
 
 /* view s = -1: left pixel x of A=left, B=right; s = +1: right pixel x of A=right, B=left */
-static float ref_match(const float *A, const float *B, int W, const gvis_phase_params *p, int x, int s)
+static inline float ref_match(const float *A, const float *B, int W, const gvis_phase_params *p, int x, int s)
 {
     const float V = p->valid_min, T = p->tol;
     if (!ref_lit(A[x], V))
@@ -58,7 +58,7 @@ static float ref_match(const float *A, const float *B, int W, const gvis_phase_p
 }
 
 /* The map of one view over the region (tight). */
-static void ref_phase(const float *L, const float *R, size_t pitch, int W, int H, const gvis_phase_params *p,
+static inline void ref_phase(const float *L, const float *R, size_t pitch, int W, int H, const gvis_phase_params *p,
                       int right_view, float *out)
 {
     const int x0 = p->have_roi ? p->roi[0] : 0, y0 = p->have_roi ? p->roi[1] : 0;
@@ -88,7 +88,7 @@ static void ref_phase(const float *L, const float *R, size_t pitch, int W, int H
  * (probability holes), right = left shifted by a smooth disparity field plus noise
  * (noise 0: right's lit phases still increase strictly); monotone 0 gives jumbled
  * phases (a full scan's test). */
-static void ref_make_pair(float *L, float *R, size_t pitch, int W, int H, int dmin, int drange, double holes,
+static inline void ref_make_pair(float *L, float *R, size_t pitch, int W, int H, int dmin, int drange, double holes,
                           double noise, int monotone, double (*uniform)(void))
 {
     for (int y = 0; y < H; y++) {
