@@ -192,3 +192,22 @@ for target, names in (('tiff', ['cv_gray16.tif', 'vips_gray_strips.tif', 'vips_t
     os.makedirs(os.path.join(HERE, target), exist_ok=True)
     for n in names:
         shutil.copy(os.path.join(CODEC, n), os.path.join(HERE, target, n))
+
+# phase (tests/fuzz/fuzz_phase.c): 4 header bytes (format, flags, tolerance/valid-min,
+# range), then a small phase map: PFM, NPY float32 or 16-bit PNG, rising along the rows
+# with an unlit pixel; one with a NaN (refused), one of three channels (refused).
+ph = (np.arange(12 * 5, dtype=np.float32).reshape(5, 12) * 0.4 + 1.0)
+ph[2, 3] = 0.0
+def pfm1(a):
+    h, w = a.shape
+    return b'Pf\n%d %d\n-1.0\n' % (w, h) + a[::-1].astype('<f4').tobytes()
+def npy1(a):
+    import io
+    b = io.BytesIO(); np.save(b, a); return b.getvalue()
+put('phase', 'pfm_ordered.bin', bytes([0, 0x02, 0x08, 4 + 9 * 5]) + pfm1(ph))
+put('phase', 'pfm_full_lr.bin', bytes([0, 0x12, 0x09, 3 + 9 * 3]) + pfm1(ph))
+put('phase', 'npy_window5.bin', bytes([1, 0x44, 0x10, 4 + 9 * 8]) + npy1(ph))
+nan = ph.copy(); nan[1, 1] = np.nan
+put('phase', 'npy_nan.bin', bytes([1, 0x02, 0x08, 40]) + npy1(nan))
+put('phase', 'npy_rgb.bin', bytes([1, 0x02, 0x08, 40]) + npy1(np.stack([ph] * 3, axis=-1)))
+put('phase', 'png16_scaled.bin', bytes([2, 0x03, 0x08, 4 + 9 * 5]) + enc('.png', (ph * 1000).astype(np.uint16)))

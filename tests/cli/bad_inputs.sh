@@ -38,6 +38,10 @@ mk 24 12 3 u16 random "$D/c16.ppm"
 mk 24 12 1 f32 smooth "$D/f.pfm"
 mk 24 12 3 f32 smooth "$D/f3.npy"
 mk 200 200 3 u8 random "$D/big.png"
+# phase maps (disparity --method phase): 3x1 float, one with a NaN, one with +infinity
+printf 'Pf\n3 1\n-1.0\n\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\x40\x40' >"$D/ph.pfm"
+printf 'Pf\n3 1\n-1.0\n\x00\x00\x80\x3f\x00\x00\xc0\x7f\x00\x00\x40\x40' >"$D/ph-nan.pfm"
+printf 'Pf\n3 1\n-1.0\n\x00\x00\x80\x7f\x00\x00\x00\x40\x00\x00\x40\x40' >"$D/ph-inf.pfm"
 mk 1000 1000 3 u8 random "$D/3mb.ppm"
 
 # PNG: cut short, a chunk length past the end, zero and huge sizes in IHDR, a bad IDAT
@@ -303,6 +307,14 @@ bad "warpaffine --mean of 3 on gray" 2 "(mean|channel)" "$GVIS" warpaffine --let
 
 # stereo pairs
 bad "stereo pair of different sizes" 1 "'$D/l.png': left is 24x12 but right is 25x12" "$GVIS" disparity --max-disp 16 "$D/l.png" "$D/r25.png" -o "$O/d.png"
+bad "phase map with a NaN" 1 "'$D/ph-nan.pfm': phase at 1,0 is not a finite number" "$GVIS" disparity --method phase --max-disp 2 "$D/ph-nan.pfm" "$D/ph.pfm" -o "$O/d.pfm"
+bad "right phase map with infinity" 1 "'$D/ph.pfm': right map: phase at 0,0 is not a finite number" "$GVIS" disparity --method phase --max-disp 2 "$D/ph.pfm" "$D/ph-inf.pfm" -o "$O/d.pfm"
+bad "phase maps of different sizes" 1 "'$D/f.pfm': left is 24x12 but right is 3x1" "$GVIS" disparity --method phase --max-disp 2 "$D/f.pfm" "$D/ph.pfm" -o "$O/d.pfm"
+bad "colour phase map" 1 "'$D/rgb.png': a phase map has one channel, this one has 3" "$GVIS" disparity --method phase --max-disp 2 "$D/rgb.png" "$D/rgb.png" -o "$O/d.pfm"
+bad "phase window wider than the row" 2 "window 5 is wider than the rows \(3 pixels\)" "$GVIS" disparity --method phase --max-disp 2 --window 5 "$D/ph.pfm" "$D/ph.pfm" -o "$O/d.pfm"
+bad "phase region outside the image" 2 "region 0,0,4,1 lies outside the 3x1 image" "$GVIS" disparity --method phase --max-disp 2 --roi 0,0,4,1 "$D/ph.pfm" "$D/ph.pfm" -o "$O/d.pfm"
+bad "empty phase region" 2 "'2,0,2,1' is an empty region" "$GVIS" disparity --method phase --roi 2,0,2,1 "$D/ph.pfm" "$D/ph.pfm" -o "$O/d.pfm"
+bad "truncated phase map" 1 "'$D/trunc.pfm'" "$GVIS" disparity --method phase --max-disp 2 "$D/trunc.pfm" "$D/ph.pfm" -o "$O/d.pfm"
 bad "stereo pair of different depths" 1 "'$D/l.png': left is u8 but right is u16" "$GVIS" disparity --max-disp 16 "$D/l.png" "$D/l16.png" -o "$O/d.png"
 bad "stereo pair narrower than the disparities" 2 "'$D/l.png': disparity range of 128 is wider than the image" "$GVIS" disparity "$D/l.png" "$D/r.png" -o "$O/d.png"
 bad "ground truth of another size" 1 "'$D/r25.png'|'$D/l.png'.*(size|25x12)" "$GVIS" disparity --max-disp 16 "$D/l.png" "$D/r.png" --gt "$D/r25.png"
