@@ -91,38 +91,53 @@ static float match_px(const row_ctx *r, int x, int s, int *hint)
     if (lo > hi)
         return NAN;
     float best = INFINITY;
-    int bx = -1;
+    int bx = -1, bd = 0;
+    /* A candidate's cost is at least fl(|e| / window): its sum holds |e| and adds only
+     * terms >= 0, and the divisor is at most the window.  A candidate whose bound
+     * exceeds the best cost cannot win nor tie, so its window is not summed.  Ties go
+     * to the smaller d whatever the order of the visits. */
+    const float nmax = (float)(2 * r->h + 1);
+#define VISIT(k)                                                                                   \
+    do {                                                                                           \
+        const float e_ = B[k] - p;                                                                 \
+        if (e_ >= -T && e_ <= T && !(fabsf(e_) / nmax > best)) {                                   \
+            const float c_ = window_cost(A, B, W, x, (k), r->h);                                   \
+            const int d_ = s < 0 ? x - (k) : (k) - x;                                              \
+            if (c_ < best || (c_ == best && d_ < bd)) {                                            \
+                best = c_;                                                                         \
+                bx = (k);                                                                          \
+                bd = d_;                                                                           \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
     if (r->ordered) {
         const float *S = r->smax;
-        int k = first_at_least(S, lo, hi, p, T, *hint);
-        *hint = k;
-        for (; k <= hi; k++) {
-            if (S[k] - p > T)
-                break;
-            const float e = B[k] - p;
-            if (!(e >= -T && e <= T))
-                continue;
-            const float c = window_cost(A, B, W, x, k, r->h);
-            if (s < 0 ? c <= best : c < best) {
-                best = c;
-                bx = k;
-            }
-        }
+        const int kf = first_at_least(S, lo, hi, p, T, *hint);
+        *hint = kf;
+        /* the candidates lie in [kf, kend); the ones either side of where the phase
+         * crosses p go first, so that the bound prunes most of the others */
+        int kc = kf;
+        while (kc <= hi && S[kc] - p < 0.0f && !(S[kc] - p > T))
+            kc++;
+        int kend = kc;
+        while (kend <= hi && !(S[kend] - p > T))
+            kend++;
+        if (kc < kend)
+            VISIT(kc);
+        if (kc - 1 >= kf)
+            VISIT(kc - 1);
+        for (int k = kf; k < kend; k++)
+            if (k != kc && k != kc - 1)
+                VISIT(k);
     } else {
         /* every d from M up: xb = x + s d */
         const int d0 = s < 0 ? x - hi : lo - x, d1 = s < 0 ? x - lo : hi - x;
         for (int d = d0; d <= d1; d++) {
             const int xb = x + s * d;
-            const float e = B[xb] - p;
-            if (!(e >= -T && e <= T))
-                continue;
-            const float c = window_cost(A, B, W, x, xb, r->h);
-            if (c < best) {
-                best = c;
-                bx = xb;
-            }
+            VISIT(xb);
         }
     }
+#undef VISIT
     if (bx < 0)
         return NAN;
     float off = 0.0f;
