@@ -127,6 +127,13 @@ int main(void)
             }
         }
     }
+    /* large enough for the PNG writer's parallel strips (over 1 MB), odd sizes */
+    for (int c = 1; c <= 4; c++) {
+        if (c == 2)
+            continue;
+        roundtrip(701, 509, c, GVIS_U8, GVIS_FMT_PNG, 1);
+        roundtrip(401, 333, c, GVIS_U16, GVIS_FMT_PNG, 1);
+    }
     /* a second PNG level, libpng's adaptive filters */
     rt_opts.png_level = 10;
     roundtrip(31, 17, 3, GVIS_U8, GVIS_FMT_PNG, 1);

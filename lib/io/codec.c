@@ -22,8 +22,8 @@ int gvis_check_size(size_t w, size_t h, const gvis_io_opts *o)
 int gvis_too_large(const char *format, size_t bytes, size_t limit)
 {
     return gvis_error(GVIS_E_LIMIT,
-                      "image too large for %s: %.1f MiB of pixel rows, the %s writer takes at most %.0f MiB; "
-                      "write .pgm/.ppm, .tif or .npy, which have no such limit",
+                      "image too large for %s: %.1f MiB of pixel rows, the %s writer takes at most %.0f MiB "
+                      "(it builds the file in memory); write .pgm/.ppm, .pfm or .npy, which have no such limit",
                       format, (double)bytes / (1 << 20), format, (double)limit / (1 << 20));
 }
 
