@@ -111,8 +111,12 @@ static const char *kind_ext(int kind)
 static int save_map(gvis_ctx *ctx, const struct disp_opts *o, const char *path, const gvis_disp *d)
 {
     int kind = out_kind(o->format, path);
-    if (!kind)
-        return gvis_error(GVIS_E_ARG, "cannot tell the format of '%s' (use .png, .pfm, .tif, .npy or --format)", path);
+    if (!kind && gvis_format_from_path(path))
+        return gvis_error(GVIS_E_ARG, "disparity maps are written as .png (KITTI), .pfm, .tif or .npy, not '%s'", path);
+    if (!kind) { /* "-", /dev/stdout, no known extension: the natural format (issue 12 item 2) */
+        kind = OUT_KITTI;
+        gvis_log(ctx, GVIS_LOG_INFO, "'%s': no format from the name; writing png (KITTI 16-bit)", path);
+    }
     gvis_image img = {0};
     int rc;
     if (kind == OUT_KITTI) {
@@ -311,7 +315,7 @@ static int disparity_one_set(gvis_ctx *ctx, struct disp_opts *o, const struct pa
 static int read_pairs(const char *path, struct pair **out, int *n, char **text)
 {
     gvis_buf b = {0};
-    int rc = gvis_read_file(path, &b, (size_t)64 << 20);
+    int rc = gvis_read_input(path, GVIS_IN_TEXT, (size_t)64 << 20, 0, &b);
     if (rc)
         return rc;
     if (gvis_buf_append(&b, "", 1)) {
@@ -445,15 +449,13 @@ int cmd_disparity(int argc, char **argv)
         bad = "--focal must be positive";
     else if (!isnan(o.baseline) && o.baseline == 0)
         bad = "--baseline must not be 0";
+    else if (args.output && strcmp(args.output, "-") != 0 && !is_dir_arg(args.output) && !o.format &&
+             gvis_format_from_path(args.output) && !out_kind(NULL, args.output))
+        bad = "disparity maps are written as .png (KITTI), .pfm, .tif (float32) or .npy: give one of them or --format";
     else if (!isnan(o.gt_scale) && !(o.gt_scale > 0))
         bad = "--gt-scale must be positive";
     else if (o.gt_border < 0)
         bad = "--gt-border must not be negative";
-    else if (args.output && strcmp(args.output, "-") == 0 && !o.format)
-        bad = "writing the map to standard output needs --format png|pfm|tif|cv16";
-    else if (args.output && strcmp(args.output, "-") != 0 && !is_dir_arg(args.output) && !o.format &&
-             !out_kind(NULL, args.output))
-        bad = "cannot tell the output format from -o's extension: use .png (KITTI), .pfm, .tif (float32), .npy or --format";
     if (bad) {
         free(args.inputs);
         return cli_usage_error("%s", bad);
@@ -495,7 +497,7 @@ int cmd_disparity(int argc, char **argv)
     }
     if (o.qfile) {
         gvis_buf b = {0};
-        rc = gvis_read_file(o.qfile, &b, 1 << 20);
+        rc = gvis_read_input(o.qfile, GVIS_IN_TEXT, 1 << 20, 0, &b);
         if (!rc)
             rc = gvis_buf_append(&b, "", 1);
         if (!rc)

@@ -118,8 +118,6 @@ int cmd_gauss(int argc, char **argv)
         rc = cli_usage_error("%s", gvis_errmsg());
     else if (!args.output)
         rc = cli_usage_error("no output: give -o OUT (an image, DIR/ or -)");
-    else if (strcmp(args.output, "-") == 0 && !args.format)
-        rc = cli_usage_error("writing to standard output needs --format (png, pgm, ppm, pfm, npy ...)");
     else if (args.format && gvis_format_from_name(args.format) == GVIS_FMT_NONE)
         rc = cli_usage_error("unknown --format '%s'", args.format);
     gvis_gauss_kernel_free(&k);

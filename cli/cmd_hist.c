@@ -230,8 +230,6 @@ int cmd_hist(int argc, char **argv)
         bad = "--per-channel goes with --equalize";
     else if (o.equalize && !args.output)
         bad = "--equalize needs -o OUT (an image file, DIR/ or -)";
-    else if (o.equalize && strcmp(args.output, "-") == 0 && !args.format)
-        bad = "--equalize to standard output needs --format";
     else if (o.plot && !*o.plot)
         bad = "--plot needs a file name";
     else if (o.plot && args.ninputs > 1 && o.plot[strlen(o.plot) - 1] != '/')

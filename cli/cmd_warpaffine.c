@@ -322,8 +322,6 @@ static int warp_main(struct warp_opts *op, const struct cli_cmd *cmdp, struct cl
         rc = cli_usage_error("--letterbox WxH sets the output size and the matrix: no --size or --inverse with it");
     else if (!args.output && !o.save_matrix)
         rc = cli_usage_error("no output: give -o OUT (an image, a .npy tensor, DIR/ or -) or --save-matrix");
-    else if (args.output && strcmp(args.output, "-") == 0 && !args.format)
-        rc = cli_usage_error("writing to standard output needs --format (png, ppm, npy ...)");
     else if (o.save_matrix && !*o.save_matrix)
         rc = cli_usage_error("--save-matrix needs a file name");
     else if (o.size[0] > GVIS_WARP_MAX_SIDE || o.size[1] > GVIS_WARP_MAX_SIDE || o.letterbox[0] > GVIS_WARP_MAX_SIDE ||

@@ -74,7 +74,7 @@ bad:
 static int load_names(struct yolo_opts *o)
 {
     gvis_buf b = {0};
-    int rc = gvis_read_file(o->names_path, &b, 1 << 24);
+    int rc = gvis_read_input(o->names_path, GVIS_IN_TEXT, 1 << 24, 0, &b);
     if (rc) {
         cli_error("'%s': %s", o->names_path, gvis_errmsg());
         return EXIT_RUNTIME;
@@ -246,8 +246,17 @@ static int load_tensor(gvis_ctx *ctx, const struct yolo_opts *o, const char *in,
     if (gvis_mul_size(max_elems, sizeof(float), &max_bytes) || max_bytes > SIZE_MAX - ((size_t)1 << 20))
         max_bytes = SIZE_MAX - ((size_t)1 << 20);
     file_limit = max_bytes + ((size_t)1 << 20); /* NPY header */
-    int rc = gvis_read_file(in, &b, file_limit);
-    if (rc == GVIS_E_LIMIT)
+    /* with --shape the raw file's size is known: a stream is read no further */
+    size_t raw_bytes;
+    if (o->shape[0] && !gvis_mul_size(o->shape[0], o->shape[1], &raw_bytes) &&
+        !gvis_mul_size(raw_bytes, sizeof(float), &raw_bytes) && raw_bytes < file_limit)
+        file_limit = raw_bytes;
+    int rc = gvis_read_input(in, o->shape[0] ? GVIS_IN_RAW : GVIS_IN_NPY, file_limit, io->max_pixels, &b);
+    /* the size limits of the read, in the tensor's terms (the sniffer's own say more) */
+    if (rc == GVIS_E_LIMIT && o->shape[0] && strncmp(gvis_errmsg(), "input is", 8) == 0)
+        rc = gvis_error(GVIS_E_LIMIT, "raw tensor is longer than the %zu bytes of --shape %zux%zu", file_limit,
+                        o->shape[0], o->shape[1]);
+    else if (rc == GVIS_E_LIMIT && (strncmp(gvis_errmsg(), "file of", 7) == 0 || strncmp(gvis_errmsg(), "input is", 8) == 0))
         rc = gvis_error(GVIS_E_LIMIT, "tensor file is larger than %zu bytes (%zu float32 elements, --max-pixels)",
                         file_limit, max_elems);
     size_t shape[8] = {0};
@@ -410,8 +419,6 @@ static int check_opts(struct yolo_opts *o, const struct cli_args *args)
         return cli_usage_error("--draw takes one input tensor");
     if (o->draw && o->json)
         return cli_usage_error("--draw writes an image; --json does not go with it");
-    if (o->draw && strcmp(args->output, "-") == 0 && !args->format)
-        return cli_usage_error("--draw to standard output needs --format");
     if (o->draw && args->format && gvis_format_from_name(args->format) == GVIS_FMT_NONE)
         return cli_usage_error("unknown image format '%s'", args->format);
     if (!o->draw && args->format && strcmp(args->format, "json") && strcmp(args->format, "jsonl") &&

@@ -199,9 +199,11 @@ int gvis_load(gvis_ctx *ctx, const char *path, gvis_image *img)
         limit = SIZE_MAX;
     else
         limit += (size_t)2 << 20;
-    int rc = gvis_read_file(path, &b, limit);
+    int rc = gvis_read_input(path, GVIS_IN_IMAGE, limit, ctx->io.max_pixels, &b);
     if (!rc)
         rc = gvis_image_decode(b.data, b.len, &ctx->io, img);
+    if (!rc)
+        ctx->in_format = gvis_sniff_format(b.data, b.len);
     gvis_buf_free(&b);
     ctx->timing.load_ms += gvis_now_ms() - t0;
     return rc;
@@ -212,10 +214,25 @@ int gvis_save(gvis_ctx *ctx, const char *path, gvis_format fmt, const gvis_image
     double t0 = gvis_now_ms();
     if (!fmt)
         fmt = gvis_format_from_path(path);
-    if (!fmt)
-        return gvis_error(GVIS_E_ARG, "cannot tell the output format of '%s' (give an extension or --format)", path);
     gvis_buf b = {0};
-    int rc = gvis_image_encode(img, fmt, &ctx->io, &b);
+    int rc;
+    if (fmt) {
+        rc = gvis_image_encode(img, fmt, &ctx->io, &b);
+    } else {
+        /* "-", /dev/stdout, a name with no known extension: the input's format, else the
+         * one natural for the samples (issue 12 item 2) */
+        gvis_format natural = img->type == GVIS_F32 ? (img->channels == 2 || img->channels == 4 ? GVIS_FMT_NPY : GVIS_FMT_PFM)
+                                                    : GVIS_FMT_PNG;
+        fmt = ctx->in_format ? ctx->in_format : natural;
+        rc = gvis_image_encode(img, fmt, &ctx->io, &b);
+        if (rc == GVIS_E_FORMAT && fmt != natural) {
+            fmt = natural;
+            rc = gvis_image_encode(img, fmt, &ctx->io, &b);
+        }
+        if (!rc)
+            gvis_log(ctx, GVIS_LOG_INFO, "'%s': no format from the name; writing %s%s", path, gvis_format_name(fmt),
+                     fmt == ctx->in_format ? " (the input's format)" : "");
+    }
     if (!rc)
         rc = gvis_write_file_atomic(path, b.data, b.len);
     gvis_buf_free(&b);

@@ -154,6 +154,28 @@ const char *gvis_codec_name(gvis_format f, int write);
  * freed on failure. */
 int gvis_read_file(const char *path, gvis_buf *b, size_t max_bytes);
 
+/* What a file argument holds, for reading a stream (a pipe, a FIFO, a device). */
+typedef enum {
+    GVIS_IN_IMAGE = 1, /* any image format gvis reads */
+    GVIS_IN_NPY,       /* an NPY array */
+    GVIS_IN_TEXT,      /* a matrix, names or pairs list: no NUL byte */
+    GVIS_IN_RAW,       /* raw bytes (float32 with --shape): bounded by max_bytes alone */
+} gvis_input_kind;
+
+/* Reads a file argument ("-" = standard input) into b, freed on failure.  A regular file
+ * is read as by gvis_read_file.  A stream is told from its first bytes and refused at once
+ * when it is not of the kind; then it is read no further than its header says (image
+ * sizes within max_pixels, 0: the default; the NPY shape), and never past max_bytes.
+ * An empty pipe is an error that says so. */
+int gvis_read_input(const char *path, gvis_input_kind kind, size_t max_bytes, size_t max_pixels, gvis_buf *b);
+/* The sniffer itself, on the first len bytes of a stream: GVIS_OK with *bound the most
+ * bytes the whole file can have (SIZE_MAX: no bound of its own), an error status with a
+ * message when it cannot be of the kind, or 1000 when the header needs more bytes. */
+int gvis_sniff_bound(const uint8_t *data, size_t len, gvis_input_kind kind, size_t max_pixels, size_t *bound);
+
+/* The image format of a file's first bytes; GVIS_FMT_NONE when none gvis reads. */
+gvis_format gvis_sniff_format(const uint8_t *data, size_t len);
+
 /* Decodes PNG 8/16, JPEG, TIFF 8/16/f32, WebP, BMP, TGA, PGM/PPM 8/16, PFM or NPY
  * (u8/u16/f32, HxW or HxWxC) from memory.  Gray+alpha is widened to RGBA.  The pixel limit
  * is checked from the header before any pixel memory is allocated.  EXIF, ICC profile and

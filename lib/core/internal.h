@@ -16,6 +16,7 @@ struct gvis_ctx {
     int repeat;
     gvis_io_opts io;
     gvis_timing timing;
+    gvis_format in_format; /* of the last image loaded: what an output of no told format gets */
     gvis_log_fn log;
     void *log_user;
 #ifdef GVIS_HAVE_CUDA

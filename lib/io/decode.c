@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-static gvis_format sniff(const uint8_t *d, size_t len)
+gvis_format gvis_sniff_format(const uint8_t *d, size_t len)
 {
     if (len >= 2 && d[0] == 'P' && (d[1] == 'F' || d[1] == 'f'))
         return GVIS_FMT_PFM;
@@ -37,7 +37,7 @@ int gvis_image_decode(const uint8_t *data, size_t len, const gvis_io_opts *o, gv
     img->meta = NULL;
     if (len == 0)
         return gvis_error(GVIS_E_FORMAT, "empty file");
-    gvis_format f = sniff(data, len);
+    gvis_format f = gvis_sniff_format(data, len);
     const gvis_codec *c = gvis_codec_of(f);
     if (!c)
         return gvis_error(GVIS_E_FORMAT, "not a readable image (unknown format: gvis reads PNG, JPEG, TIFF, WebP, BMP, "

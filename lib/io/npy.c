@@ -143,6 +143,10 @@ int gvis_npy_decode(const uint8_t *d, size_t len, size_t max_bytes, gvis_array *
         rc = gvis_error(GVIS_E_FORMAT, "truncated NPY data (%zu of %zu bytes)", len - start, nbytes);
         goto out;
     }
+    if (len - start > nbytes) {
+        rc = gvis_error(GVIS_E_FORMAT, "%zu bytes after the end of the NPY array", len - start - nbytes);
+        goto out;
+    }
     a->data = malloc(nbytes ? nbytes : 1);
     if (!a->data) {
         rc = gvis_error(GVIS_E_NOMEM, "out of memory (%zu bytes)", nbytes);

@@ -173,9 +173,22 @@ void gvis_outset_abort(gvis_outset *s)
 
 int gvis_outset_count(const gvis_outset *s) { return s ? s->n : 0; }
 
+/* /dev/stdout names standard output: written there, not reopened (a reopened regular
+ * file would start again at offset 0) and never renamed over (that would replace the
+ * system's symlink). */
+static const char *canonical_target(const char *path)
+{
+    if (strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/proc/self/fd/1") == 0 || strcmp(path, "/dev/fd/1") == 0)
+        return "-";
+    return path;
+}
+
 static int is_stream_target(const char *path)
 {
     if (strcmp(path, "-") == 0)
+        return 1;
+    /* devices and the kernel's files are written in place, whatever stat says of them */
+    if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/sys/", 5) == 0)
         return 1;
     struct stat st;
     return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
@@ -271,6 +284,7 @@ int gvis_outset_put(gvis_outset *s, const char *path, const void *data, size_t l
 {
     if (!s)
         return gvis_write_file_atomic(path, data, len);
+    path = canonical_target(path);
     int stream = is_stream_target(path);
     if (stream && s->pass_streams && strcmp(path, "-") == 0) {
         entry e = {.path = (char *)path, .data = {(uint8_t *)(uintptr_t)data, len, len}};

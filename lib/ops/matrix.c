@@ -47,7 +47,7 @@ int gvis_affine_invert(const double m[6], double inv[6])
 int gvis_matrix_read(const char *path, double fwd[6], double inv[6])
 {
     gvis_buf b = {0};
-    int rc = gvis_read_file(path, &b, 1 << 20);
+    int rc = gvis_read_input(path, GVIS_IN_TEXT, 1 << 20, 0, &b);
     if (rc)
         return rc;
     if (gvis_buf_append(&b, "", 1)) { /* NUL-terminate */

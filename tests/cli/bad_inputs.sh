@@ -125,6 +125,8 @@ npy "$D/4d.npy" "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 2, 2, 2),
 npy "$D/overflow.npy" "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 16), }"
 npy "$D/5ch.npy" "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 2, 5), }" 20
 npy "$D/noshape.npy" "{'descr': '<f4', 'fortran_order': False, }"
+npy "$D/trail.npy" "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 2), }" 8
+npy "$D/huge-hdr.npy" "{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 100000), }"
 printf 'GIF89a\001\000\001\000\000\000\000;' >"$D/anim.gif"
 # a PNM header without the whitespace gvis's reader needs went to stb_image's own PNM
 # reader, whose integers overflow (testdata/fuzz/pnm: found by fuzzing)
@@ -291,7 +293,7 @@ bad "empty file" 1 "'$D/empty.png': empty file" "$GVIS" gauss --sigma 1 "$D/empt
 bad "a directory as input" 1 "'$D/adir.png': is a directory" "$GVIS" warpaffine --letterbox 32x32 "$D/adir.png" -o "$O/x.png"
 bad "missing input" 1 "'$D/missing.png': cannot open: no such file" "$GVIS" gauss --sigma 1 "$D/missing.png" -o "$O/x.png"
 bad "over --max-pixels" 1 "'$D/big.png': .*larger than the limit of 1000 pixels" "$GVIS" --max-pixels 1000 gauss --sigma 1 "$D/big.png" -o "$O/x.png"
-bad "endless input (/dev/zero)" 1 "'/dev/zero': input is larger than the limit of 2097168 bytes" "$GVIS" --max-pixels 1 hist /dev/zero
+bad "endless input (/dev/zero)" 1 "'/dev/zero': not a readable image \(unknown format" "$GVIS" --max-pixels 1 hist /dev/zero
 bad "file larger than any image under the limit" 1 "'$D/3mb.ppm': file of 30000[0-9]+ bytes is larger than the limit of 2097168 bytes" "$GVIS" --max-pixels 1 gauss --sigma 1 "$D/3mb.ppm" -o "$O/x.png"
 bad "input path through a file" 1 "'$D/l.png/x.png': cannot open: not a directory" "$GVIS" hist "$D/l.png/x.png"
 
@@ -424,6 +426,27 @@ if unshare -rm true 2>/dev/null; then
 else
   echo "bad_inputs: no mount namespace here; the tmpfs case is left out (the ulimit -f cases stand in)" >&2
 fi
+
+# ---- streams (issue 13 item 2): sniffed from the first bytes, read no further than the
+# header says; every file argument that takes a stream; no leak on the way out (item 3)
+bad "image arg from /dev/zero" 1 "'/dev/zero': not a readable image \(unknown format" "$GVIS" gauss --sigma 1 /dev/zero -o "$O/x.png"
+bad "image arg from /dev/urandom" 1 "'/dev/urandom': not a readable image" "$GVIS" hist /dev/urandom
+bad "stereo right image from /dev/zero" 1 "'/dev/zero': not a readable image" "$GVIS" disparity --max-disp 16 "$D/l.png" /dev/zero -o "$O/d.png"
+bad "--gt from /dev/zero" 1 "'/dev/zero': not a readable image" "$GVIS" disparity --max-disp 16 "$D/l.png" "$D/r.png" --gt /dev/zero -o "$O/d.png"
+bad "--draw image from /dev/zero" 1 "/dev/zero: not a readable image" "$GVIS" yolo-decode --shape 2x6 --draw /dev/zero "$D/good.raw" -o "$O/x.png"
+bad "tensor from /dev/zero" 1 "'/dev/zero': not an NPY file" "$GVIS" yolo-decode /dev/zero
+bad "tensor from /dev/urandom" 1 "'/dev/urandom': not an NPY file" "$GVIS" yolo-decode /dev/urandom
+bad "raw tensor from /dev/zero, --shape bounds it" 1 "'/dev/zero': raw tensor is longer than the 48 bytes of --shape 2x6" "$GVIS" yolo-decode --shape 2x6 /dev/zero
+bad "--matrix-file from /dev/zero (leaked before)" 1 "'/dev/zero': not a text file" "$GVIS" warpaffine --matrix-file /dev/zero "$D/l.png" -o "$O/x.png"
+bad "--matrix-file from /dev/urandom" 1 "'/dev/urandom': not a text file|'/dev/urandom': .*larger than" "$GVIS" warpaffine --matrix-file /dev/urandom "$D/l.png" -o "$O/x.png"
+bad "--names from /dev/zero (leaked before)" 1 "'/dev/zero': not a text file" "$GVIS" yolo-decode --shape 2x6 --names /dev/zero "$D/good.raw" -o "$O/d.json"
+bad "--pairs from /dev/zero (leaked before)" 1 "'/dev/zero': not a text file" "$GVIS" disparity --max-disp 16 --pairs /dev/zero -o "$O/"
+bad "--q from /dev/zero" 1 "'/dev/zero': not a text file" "$GVIS" disparity --max-disp 16 "$D/l.png" "$D/r.png" --ply "$O/x.ply" --q /dev/zero
+bad "PGM header on an endless stream" 1 "'-': stream goes on past the [0-9]+ bytes its header allows" sh -c '{ printf "P5 4 4 255\n"; cat /dev/zero; } | "$0" hist -' "$GVIS"
+bad "PNG header over the limit on a stream" 1 "'-': PNG image of 100000x100000 pixels is larger than the limit" sh -c '{ printf "\211PNG\r\n\032\n\0\0\0\rIHDR\0\1\206\240\0\1\206\240\10\0\0\0\0"; printf "\0\0\0\0"; cat /dev/zero; } | "$0" hist -' "$GVIS"
+bad "NPY shape over the limit on a stream" 1 "'-': NPY array of [0-9]+ elements is larger than the limit" sh -c 'cat "$1" /dev/zero | "$0" yolo-decode -' "$GVIS" "$D/huge-hdr.npy"
+bad "NPY with data after the array" 1 "'$D/trail.npy': 4 bytes after the end of the NPY array" "$GVIS" hist "$D/trail.npy"
+bad "empty pipe" 1 "'-': empty input: the pipe gave no bytes \(did the command before it fail\?\)" sh -c 'printf "" | "$0" hist -' "$GVIS"
 
 check "no temporary files under the inputs" no_temp "$D"
 check "at least 60 cases ran ($cases)" test "$cases" -ge 60

@@ -101,7 +101,7 @@ fails "p2 over the 8-bit limit" 2 "p2 300 is outside" "$GVIS" disparity --p2 300
 fails "one image" 2 "needs LEFT and RIGHT" "$GVIS" disparity "$L" -o "$T/x.png"
 fails "nothing to write" 2 "nothing to write" "$GVIS" disparity "$L" "$R"
 fails "ply without camera" 2 "--ply needs --focal" "$GVIS" disparity "$L" "$R" --ply "$T/x.ply"
-fails "unknown extension" 2 "cannot tell the output format" "$GVIS" disparity "$L" "$R" -o "$T/x.jpg"
+fails "an image extension a map cannot take" 2 "disparity maps are written as" "$GVIS" disparity "$L" "$R" -o "$T/x.jpg"
 "$MKIMAGE" 300 200 1 u8 smooth "$T/small.png"
 fails "mismatched sizes" 1 "left is 384x288 but right is 300x200" "$GVIS" disparity --cpu --max-disp 64 "$L" "$T/small.png" -o "$T/x.png"
 fails "missing file" 1 "'$T/none.png'" "$GVIS" disparity --cpu "$L" "$T/none.png" -o "$T/x.png"

@@ -100,7 +100,8 @@ fails "sigma too large for this image" 2 "'$T/w.png': sigma 200 needs a kernel o
 fails "ksize too large for this image" 2 "kernel width 1025: at most max\(1023" "$GVIS" gauss --ksize 1025 "$T/g.png" -o "$T/x.png"
 fails "unknown border" 2 "'bogus' is not a border mode" "$GVIS" gauss --ksize 3 --border bogus "$T/g.png" -o "$T/x.png"
 fails "no output" 2 "no output: give -o" "$GVIS" gauss --ksize 3 "$T/g.png"
-fails "stdout needs --format" 2 "needs --format" "$GVIS" gauss --ksize 3 "$T/g.png" -o -
+ok "stdout with no --format: the input's" "$GVIS" gauss --ksize 3 "$T/g.png" -o -
+check "stdout with no --format is a PNG" test "$(head -c 4 "$T/out" | tail -c 3)" = PNG
 fails "not a number" 2 "--sigma" "$GVIS" gauss --sigma abc "$T/g.png" -o "$T/x.png"
 check "no output after usage errors" test ! -e "$T/x.png"
 

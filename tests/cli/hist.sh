@@ -123,7 +123,8 @@ check "pipe result equals OpenCV's" cmp -s "$T/h1" "$T/h2"
 fails "-o and --plot one file" 2 "-o and --plot both name '$T/same-out.png'" "$GVIS" hist --equalize "$T/g.png" -o "$T/same-out.png" --plot "$T/same-out.png"
 check "no file for -o and --plot one file" test ! -e "$T/same-out.png"
 fails "equalize needs -o" 2 "--equalize needs -o" "$GVIS" hist --equalize "$T/g.png"
-fails "equalize to stdout needs --format" 2 "needs --format" "$GVIS" hist --equalize "$T/g.png" -o -
+ok "equalize to stdout writes the input's format" "$GVIS" hist --equalize "$T/g.png" -o -
+check "equalize to stdout is a PNG" test "$(head -c 4 "$T/out" | tail -c 3)" = PNG
 fails "per-channel alone" 2 "goes with --equalize" "$GVIS" hist --per-channel "$T/g.png"
 fails "equalize 16-bit" 1 "needs an 8-bit image" "$GVIS" hist --equalize "$T/w.png" -o "$T/w2.png"
 check "no output after a failure" test ! -e "$T/w2.png"

@@ -100,7 +100,8 @@ fails "zero std" 2 "zero" "$GVIS" warpaffine "$W/rgb.png" --letterbox 9x9 --std 
 fails "mean count" 2 "--mean has 3 values" "$GVIS" warpaffine "$W/gray.png" --letterbox 9x9 --mean 1,2,3 -o "$T/x.npy"
 fails "bad layout" 2 "chw or hwc" "$GVIS" warpaffine "$W/rgb.png" --letterbox 9x9 --layout nchw -o "$T/x.npy"
 fails "no output" 2 "no output" "$GVIS" warpaffine "$W/rgb.png" --letterbox 9x9
-fails "stdout needs format" 2 "needs --format" "$GVIS" warpaffine "$W/rgb.png" --letterbox 9x9 -o -
+ok "stdout with no --format: the input's" "$GVIS" warpaffine "$W/rgb.png" --letterbox 9x9 -o -
+check "stdout with no --format is a PNG" test "$(head -c 4 "$T/out" | tail -c 3)" = PNG
 fails "several inputs, one matrix file" 2 "needs a directory" "$GVIS" warpaffine "$W/rgb.png" "$W/gray.png" --letterbox 9x9 -o "$T/dd/" --save-matrix "$T/one.txt"
 fails "matrix file and input both stdin" 2 "cannot share" sh -c "cat '$W/rgb.png' | '$GVIS' warpaffine - --matrix-file - -o '$T/x.png'"
 fails "matrix and image both to stdout" 2 "mix on standard output" "$GVIS" warpaffine "$W/rgb.png" --letterbox 9x9 -o - --format ppm --save-matrix -
