@@ -52,8 +52,9 @@ typedef struct {
                     acc[j] += (A)a->wy[k] * v;                                                                 \
             }                                                                                                  \
         }                                                                                                      \
-        for (int j = 0; j < n; j++)                                                                            \
-            ((A *)(a->tmp + (size_t)(y0 + j) * a->tpitch))[xs] = acc[j];                                       \
+        for (int j = 0; j < GVIS_GAUSS_WIDE_ROWS; j++) /* a fixed count: acc stays in registers */           \
+            if (j < n)                                                                                         \
+                ((A *)(a->tmp + (size_t)(y0 + j) * a->tpitch))[xs] = acc[j];                                   \
     }
 
 /* The horizontal pass for output sample xs of row y: the taps left of the image, inside

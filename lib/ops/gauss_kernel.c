@@ -30,7 +30,7 @@ void gvis_gauss_taps(int n, double sigma, double *k)
     int half = (n - 1) / 2;
     double sum = 0;
     for (int i = 0, x = 1 - n; i < half; i++, x += 2) {
-        k[i] = exp((double)(x * x) * scale);
+        k[i] = exp((double)x * x * scale); /* exact below 2^53; OpenCV squares in int (overflows past 46341 taps) */
         sum += k[i];
     }
     sum = sum * 2 + 1.0;
