@@ -251,14 +251,19 @@ static int disparity_one(gvis_ctx *ctx, struct disp_opts *o, const struct pair *
             gvis_disp_q(o->focal, o->baseline, isnan(o->cx) ? (L.width - 1) / 2.0 : o->cx,
                         isnan(o->cy) ? (L.height - 1) / 2.0 : o->cy, q);
         gvis_buf b = {0};
-        size_t np = 0;
-        rc = gvis_disp_ply(&dl, &L, q, &b, &np);
+        size_t np = 0, dropped = 0;
+        rc = gvis_disp_q_check(q);
+        if (!rc)
+            rc = gvis_disp_ply(&dl, &L, q, &b, &np, &dropped);
         if (!rc)
             rc = cli_write_output(ctx, ply_path, &b);
         gvis_buf_free(&b);
         if (rc)
             goto done;
         gvis_log(ctx, GVIS_LOG_INFO, "%s: %zu points", ply_path, np);
+        if (dropped) /* the rest of issue 13 item 4: said, never written as inf */
+            gvis_log(ctx, GVIS_LOG_WARN, "%s: %zu points left out: not finite in float32 (see --focal, --baseline, --cx, --cy or --q)",
+                     ply_path, dropped);
     }
     if (pr->gt) {
         /* one rule for --gt and the third column of --pairs: without --gt-scale the scale
@@ -449,6 +454,12 @@ int cmd_disparity(int argc, char **argv)
         bad = "--focal must be positive";
     else if (!isnan(o.baseline) && o.baseline == 0)
         bad = "--baseline must not be 0";
+    /* issue 13 item 4: parameters that put every point beyond float32 fail here, before matching */
+    else if ((!isnan(o.focal) && o.focal > 1e30) || (!isnan(o.baseline) && (fabs(o.baseline) > 1e30 || fabs(o.baseline) < 1e-30)) ||
+             (!isnan(o.focal) && !isnan(o.baseline) && o.focal * fabs(o.baseline) > 1e30))
+        bad = "--focal, --baseline and their product must lie within 1e-30 to 1e30 (the points are float32)";
+    else if ((!isnan(o.cx) && fabs(o.cx) > 1e30) || (!isnan(o.cy) && fabs(o.cy) > 1e30))
+        bad = "--cx and --cy must lie within -1e30 to 1e30 (the points are float32)";
     else if (args.output && strcmp(args.output, "-") != 0 && !is_dir_arg(args.output) && !o.format &&
              gvis_format_from_path(args.output) && !out_kind(NULL, args.output))
         bad = "disparity maps are written as .png (KITTI), .pfm, .tif (float32) or .npy: give one of them or --format";
@@ -502,6 +513,8 @@ int cmd_disparity(int argc, char **argv)
             rc = gvis_buf_append(&b, "", 1);
         if (!rc)
             rc = gvis_disp_parse_q((const char *)b.data, o.q);
+        if (!rc)
+            rc = gvis_disp_q_check(o.q); /* degenerate: exit 2 before matching */
         gvis_buf_free(&b);
         if (rc) {
             cli_error("'%s': %s", o.qfile, gvis_errmsg());

@@ -1,5 +1,6 @@
 /* gvis hist: histograms as CSV or JSON, a bar-chart plot, and equalization. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,8 +202,9 @@ int cmd_hist(int argc, char **argv)
     double t0 = gvis_now_ms();
     struct hist_opts o;
     memset(&o, 0, sizeof o);
-    o.channel = -1;
-    o.bins = -1; /* not given */
+    /* "not given" is a value no user can type: -1 was accepted as one (issue 13 item 5) */
+    o.channel = INT_MIN;
+    o.bins = INT_MIN;
     o.plot_size[0] = 800;
     o.plot_size[1] = 400;
     const struct opt opts[] = {
@@ -222,9 +224,9 @@ int cmd_hist(int argc, char **argv)
     if (rc >= 0)
         return rc;
     const char *bad = NULL;
-    if (o.channel < -1 || o.channel > 3)
+    if (o.channel != INT_MIN && (o.channel < 0 || o.channel > 3))
         bad = "--channel takes 0 to 3";
-    else if (o.bins != -1 && (o.bins < 1 || o.bins > 65536))
+    else if (o.bins != INT_MIN && (o.bins < 1 || o.bins > 65536))
         bad = "--bins takes 1 to 65536";
     else if (o.per_channel && !o.equalize)
         bad = "--per-channel goes with --equalize";
@@ -238,6 +240,10 @@ int cmd_hist(int argc, char **argv)
         free(args.inputs);
         return cli_usage_error("%s", bad);
     }
+    if (o.channel == INT_MIN)
+        o.channel = -1; /* all */
+    if (o.bins == INT_MIN)
+        o.bins = -1; /* the default */
     o.format = args.format;
     o.many = args.ninputs > 1 && (!args.output || strcmp(args.output, "-") == 0) && !o.equalize;
     o.long_form = cli_several_inputs(&args);

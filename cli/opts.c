@@ -115,7 +115,8 @@ static int parse_double(const char *v, double *out)
     char *end;
     errno = 0;
     double d = strtod(v, &end);
-    if (!*v || *end || errno || !isfinite(d))
+    /* an underflow (1e-308, 1e-400) is a number, near enough to 0; an overflow is not */
+    if (!*v || *end || (errno && !(errno == ERANGE && fabs(d) <= 1)) || !isfinite(d))
         return -1;
     *out = d;
     return 0;

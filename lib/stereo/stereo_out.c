@@ -1,4 +1,5 @@
 /* Disparity outputs (KITTI PNG, PFM, int16 NPY, preview, PLY) and scoring. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,10 +214,31 @@ static void put_f32(uint8_t *p, float v)
     p[0] = (uint8_t)u, p[1] = (uint8_t)(u >> 8), p[2] = (uint8_t)(u >> 16), p[3] = (uint8_t)(u >> 24);
 }
 
-int gvis_disp_ply(const gvis_disp *d, const gvis_image *left, const double q[16], gvis_buf *b, size_t *points)
+int gvis_disp_q_check(const double q[16])
+{
+    for (int i = 0; i < 16; i++)
+        if (!isfinite(q[i]))
+            return gvis_error(GVIS_E_ARG, "the Q matrix has an entry that is not finite");
+    int w = 0, xyz = 0;
+    for (int i = 0; i < 12; i++)
+        xyz |= q[i] != 0;
+    for (int i = 12; i < 16; i++)
+        w |= q[i] != 0;
+    if (!w)
+        return gvis_error(GVIS_E_ARG, "the Q matrix is degenerate: its last row is zero (every point at infinity)");
+    if (!xyz)
+        return gvis_error(GVIS_E_ARG, "the Q matrix is degenerate: its first three rows are zero (every point at 0)");
+    return GVIS_OK;
+}
+
+/* finite as a float32: what the PLY holds */
+static int f32_ok(double v) { return isfinite(v) && fabs(v) <= FLT_MAX; }
+
+int gvis_disp_ply(const gvis_disp *d, const gvis_image *left, const double q[16], gvis_buf *b, size_t *points,
+                  size_t *left_out)
 {
     gvis_buf body = {0};
-    size_t np = 0;
+    size_t np = 0, dropped = 0;
     int rc = GVIS_OK;
     for (int y = 0; y < d->height && !rc; y++)
         for (int x = 0; x < d->width && !rc; x++) {
@@ -227,8 +249,12 @@ int gvis_disp_ply(const gvis_disp *d, const gvis_image *left, const double q[16]
             const double Y = q[4] * x + q[5] * y + q[6] * dd + q[7];
             const double Z = q[8] * x + q[9] * y + q[10] * dd + q[11];
             const double Wh = q[12] * x + q[13] * y + q[14] * dd + q[15];
-            if (Wh == 0 || !isfinite(X / Wh) || !isfinite(Y / Wh) || !isfinite(Z / Wh))
+            if (Wh == 0) /* disparity 0: a point at infinity, left out as always */
                 continue;
+            if (!f32_ok(X / Wh) || !f32_ok(Y / Wh) || !f32_ok(Z / Wh)) {
+                dropped++;
+                continue;
+            }
             uint8_t rec[15];
             put_f32(rec, (float)(X / Wh));
             put_f32(rec + 4, (float)(Y / Wh));
@@ -258,6 +284,8 @@ int gvis_disp_ply(const gvis_disp *d, const gvis_image *left, const double q[16]
     gvis_buf_free(&body);
     if (points)
         *points = np;
+    if (left_out)
+        *left_out = dropped;
     return rc;
 }
 

@@ -28,9 +28,14 @@ int gvis_disp_preview(const gvis_disp *d, double lo, double hi, gvis_image *out)
 void gvis_disp_q(double focal, double baseline, double cx, double cy, double q[16]);
 /* Reads 16 numbers (whitespace, commas or brackets between them) from text. */
 int gvis_disp_parse_q(const char *text, double q[16]);
-/* Binary little-endian PLY of the valid pixels with finite points, coloured from
- * the left image (any channels, u8 or u16; NULL: white). */
-int gvis_disp_ply(const gvis_disp *d, const gvis_image *left, const double q[16], gvis_buf *b, size_t *points);
+/* GVIS_E_ARG when Q cannot give a point cloud: an entry not finite, the W row all zero
+ * (every point at infinity) or the X, Y and Z rows all zero (every point at the origin). */
+int gvis_disp_q_check(const double q[16]);
+/* Binary little-endian PLY of the valid pixels whose point is finite in float32, coloured
+ * from the left image (any channels, u8 or u16; NULL: white).  *points: written;
+ * *left_out (may be NULL): valid pixels whose point is not finite in float32. */
+int gvis_disp_ply(const gvis_disp *d, const gvis_image *left, const double q[16], gvis_buf *b, size_t *points,
+                  size_t *left_out);
 
 typedef struct {
     size_t scored;  /* pixels with known truth inside the border */

@@ -125,6 +125,8 @@ npy "$D/4d.npy" "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 2, 2, 2),
 npy "$D/overflow.npy" "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 16), }"
 npy "$D/5ch.npy" "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 2, 5), }" 20
 npy "$D/noshape.npy" "{'descr': '<f4', 'fortran_order': False, }"
+printf '0 0 0 0\n0 0 0 0\n0 0 0 0\n0 0 0 0\n' >"$D/q0.txt"
+printf '1 0 0 0\n0 1 0 0\n0 0 0 1e30\n0 0 1e-30 0\n' >"$D/qbig.txt"
 npy "$D/trail.npy" "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 2), }" 8
 npy "$D/huge-hdr.npy" "{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 100000), }"
 printf 'GIF89a\001\000\001\000\000\000\000;' >"$D/anim.gif"
@@ -447,6 +449,15 @@ bad "PNG header over the limit on a stream" 1 "'-': PNG image of 100000x100000 p
 bad "NPY shape over the limit on a stream" 1 "'-': NPY array of [0-9]+ elements is larger than the limit" sh -c 'cat "$1" /dev/zero | "$0" yolo-decode -' "$GVIS" "$D/huge-hdr.npy"
 bad "NPY with data after the array" 1 "'$D/trail.npy': 4 bytes after the end of the NPY array" "$GVIS" hist "$D/trail.npy"
 bad "empty pipe" 1 "'-': empty input: the pipe gave no bytes \(did the command before it fail\?\)" sh -c 'printf "" | "$0" hist -' "$GVIS"
+
+# ---- issue 13 items 4 and 5: PLY geometry, sentinels, tiny numbers
+bad "PLY centre at 1e308 (wrote inf points)" 2 "--cx and --cy must lie within" "$GVIS" disparity --max-disp 16 "$D/l.png" "$D/r.png" --ply "$O/x.ply" --focal 1 --baseline 1 --cx 1e308 --cy -1e308
+bad "PLY focal x baseline 1e616 (wrote an empty cloud)" 2 "--focal, --baseline and their product" "$GVIS" disparity --max-disp 16 "$D/l.png" "$D/r.png" --ply "$O/x.ply" --focal 1e308 --baseline 1e308
+bad "all-zero Q matrix" 2 "'$D/q0.txt': the Q matrix is degenerate" "$GVIS" disparity --max-disp 16 "$D/l.png" "$D/r.png" --ply "$O/x.ply" --q "$D/q0.txt"
+bad "Q whose points overflow float32: left out and counted, not written as inf" 1 "points left out: not finite in float32" sh -c '"$0" disparity --max-disp 16 "$1" "$2" --ply "$3/x.ply" --q "$4" && rm -f "$3/x.ply" && exit 1' "$GVIS" "$TESTDATA/stereo/tsukuba_left.png" "$TESTDATA/stereo/tsukuba_right.png" "$O" "$D/qbig.txt"
+bad "hist --bins -1 (the old 'not given')" 2 "--bins takes 1 to 65536" "$GVIS" hist --bins -1 "$D/l.png"
+bad "hist --channel -1 (the old 'not given')" 2 "--channel takes 0 to 3" "$GVIS" hist --channel -1 "$D/l.png"
+bad "PNG over the pixel limit says so" 1 "'$D/l.png': .*larger than the limit of 100 pixels" "$GVIS" --max-pixels 100 hist "$D/l.png"
 
 check "no temporary files under the inputs" no_temp "$D"
 check "at least 60 cases ran ($cases)" test "$cases" -ge 60

@@ -95,5 +95,9 @@ ok "info -o FILE" "$GVIS" info -o "$T/info.txt"
 check "info -o writes the file" grep -q "gvis" "$T/info.txt"
 fails "info -o /dev/full" 1 "/dev/full" "$GVIS" info -o /dev/full
 
+# --- issue 13 item 5: a tiny number is a number ---------------------------------------
+ok "--focal 1e-308 is taken" "$GVIS" disparity --cpu --max-disp 16 "$L" "$R" --ply "$T/tiny.ply" --focal 1e-308 --baseline 1
+check "and its cloud written" test -s "$T/tiny.ply"
+
 chmod 755 "$T/ro"
 finish
