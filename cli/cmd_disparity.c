@@ -398,7 +398,7 @@ int cmd_disparity(int argc, char **argv)
     o.gt_scale = NAN; /* from the files (gvis_disp_gt_scale) */
     o.gt_border = 10;
     const struct opt opts[] = {
-        {"max-disp", 0, OPT_INT, &o.p.max_disp, NULL, "D", "number of disparities, a multiple of 16 up to 512 (128)"},
+        {"max-disp", 0, OPT_INT, &o.p.max_disp, NULL, "D", "number of disparities: sgm a multiple of 16 up to 512, phase any up to the width (128)"},
         {"min-disp", 0, OPT_INT, &o.p.min_disp, NULL, "M", "smallest disparity, may be negative (0)"},
         {"paths", 0, OPT_INT, &o.p.paths, NULL, "4|8", "aggregation directions (8)"},
         {"p1", 0, OPT_INT, &o.p.p1, NULL, "N", "penalty for a disparity change of 1 (10)"},

@@ -177,9 +177,11 @@ extern "C" int gvis_cu_phase_match(const gvis_cu_phase_args *a, int right_view, 
     if (rows <= 0 || a->roi[2] <= a->roi[0])
         return (int)cudaErrorInvalidValue;
     const size_t bytes = smem_bytes(a->width);
-    cudaError_t e = cudaFuncSetAttribute(phase_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-    if (e != cudaSuccess)
-        return (int)e;
+    if (bytes > 48 * 1024) { // beyond the default: opt in (per device; cheap, so not cached)
+        cudaError_t e = cudaFuncSetAttribute(phase_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+        if (e != cudaSuccess)
+            return (int)e;
+    }
     phase_kernel<<<rows, PHASE_THREADS, bytes, (cudaStream_t)stream>>>(*a, right_view, d_out);
     return (int)cudaGetLastError();
 }
