@@ -1,6 +1,6 @@
 // Phase matching (lib/stereo/phase.h rules 1-8) on the GPU: one block per row of the
 // region; the block loads the left and right rows into shared memory as lit rows
-// (unlit = -inf) with their running maxima (a block scan), then each thread matches
+// (unlit = -inf) with, for the ordered search, their runs, then each thread matches
 // pixels x0 + tid, x0 + tid + blockDim, ... with the same float operations, in the same
 // order, as lib/stereo/phase_match.c, so the maps agree bit for bit.
 #include <cuda_runtime.h>
@@ -14,6 +14,7 @@ namespace {
 
 struct Row {
     const float *own, *other, *smax;
+    const int *rstart;
 };
 
 __device__ __forceinline__ float window_cost(const float *A, const float *B, int W, int x, int xb, int h)
@@ -46,28 +47,37 @@ __device__ float match_px(const Row &r, const gvis_cu_phase_args &a, int x, int 
     if (lo > hi)
         return nanf("");
     float best = INFINITY;
-    int bx = -1;
+    int bx = -1, bd = 0;
+    // ties by (cost, d): the runs are visited right to left, each left to right
     if (a.ordered) {
         const float *S = r.smax;
-        int lo2 = lo, hi2 = hi + 1; // first k with fl(S(k) - p) >= -T
-        while (lo2 < hi2) {
-            const int m = lo2 + (hi2 - lo2) / 2;
-            if (__fsub_rn(S[m], p) >= -T)
-                hi2 = m;
-            else
-                lo2 = m + 1;
-        }
-        for (int k = lo2; k <= hi; k++) {
-            if (__fsub_rn(S[k], p) > T)
-                break;
-            const float e = __fsub_rn(B[k], p);
-            if (!(e >= -T && e <= T))
-                continue;
-            const float c = window_cost(A, B, W, x, k, h);
-            if (s < 0 ? c <= best : c < best) {
-                best = c;
-                bx = k;
+        for (int re = hi; re >= lo;) {
+            const int rs = r.rstart[re], lo1 = rs > lo ? rs : lo;
+            if (__fsub_rn(S[re], p) >= -T) {
+                int lo2 = lo1, hi2 = re + 1; // first k with fl(S(k) - p) >= -T
+                while (lo2 < hi2) {
+                    const int m = lo2 + (hi2 - lo2) / 2;
+                    if (__fsub_rn(S[m], p) >= -T)
+                        hi2 = m;
+                    else
+                        lo2 = m + 1;
+                }
+                for (int k = lo2; k <= re; k++) {
+                    if (__fsub_rn(S[k], p) > T)
+                        break;
+                    const float e = __fsub_rn(B[k], p);
+                    if (!(e >= -T && e <= T))
+                        continue;
+                    const float c = window_cost(A, B, W, x, k, h);
+                    const int d = s < 0 ? x - k : k - x;
+                    if (c < best || (c == best && d < bd)) {
+                        best = c;
+                        bx = k;
+                        bd = d;
+                    }
+                }
             }
+            re = rs - 1;
         }
     } else {
         const int d0 = s < 0 ? x - hi : lo - x, d1 = s < 0 ? x - lo : hi - x;
@@ -101,43 +111,51 @@ __device__ float match_px(const Row &r, const gvis_cu_phase_args &a, int x, int 
     return s < 0 ? __fsub_rn((float)(x - bx), off) : __fadd_rn((float)(bx - x), off);
 }
 
-// Lit row and its running maximum into shared memory: each thread a contiguous chunk,
-// then a scan of the chunks' maxima.
-__device__ void load_row(const float *src, int W, float V, float *lit, float *smax, float *part)
+// The runs of a lit row (lib/stereo/phase.h rule 5): a run starts at a lit pixel whose
+// phase is below the previous lit one's; the running maximum restarts there.  One thread
+// walks the row (a few microseconds for a row of a thousand pixels).
+__device__ void runs_row(const float *lit, int W, float *smax, int *rstart)
 {
-    const int t = threadIdx.x, nt = blockDim.x;
-    const int chunk = (W + nt - 1) / nt, b = t * chunk, e = min(W, b + chunk);
-    float m = -INFINITY;
-    for (int x = b; x < e; x++) {
-        const float v = src[x] > V ? src[x] : -INFINITY;
-        lit[x] = v;
-        m = fmaxf(m, v);
+    float m = -INFINITY, last = -INFINITY;
+    int rs = 0;
+    for (int x = 0; x < W; x++) {
+        const float v = lit[x];
+        if (v != -INFINITY) {
+            if (v < last) {
+                rs = x;
+                m = -INFINITY;
+            }
+            last = v;
+            m = v > m ? v : m;
+        }
         smax[x] = m;
+        rstart[x] = rs;
     }
-    part[t] = m;
-    __syncthreads();
-    for (int o = 1; o < nt; o <<= 1) { // inclusive max scan of the chunk maxima
-        const float q = t >= o ? part[t - o] : -INFINITY;
-        __syncthreads();
-        part[t] = fmaxf(part[t], q);
-        __syncthreads();
-    }
-    const float before = t > 0 ? part[t - 1] : -INFINITY;
-    for (int x = b; x < e; x++)
-        smax[x] = fmaxf(smax[x], before);
 }
 
 __global__ void __launch_bounds__(PHASE_THREADS) phase_kernel(gvis_cu_phase_args a, int right_view, float *out)
 {
     extern __shared__ float sh[];
     const int W = a.width;
-    float *la = sh, *ra = sh + W, *sl = sh + 2 * W, *sr = sh + 3 * W, *part = sh + 4 * W;
+    float *la = sh, *ra = sh + W, *sl = sh + 2 * W, *sr = sh + 3 * W;
+    int *rsl = (int *)(sh + 4 * W), *rsr = (int *)(sh + 5 * W);
     const int y = a.roi[1] + blockIdx.x;
-    load_row(a.d_left + (size_t)y * a.pitch, W, a.valid_min, la, sl, part);
+    const float *gl = a.d_left + (size_t)y * a.pitch, *gr = a.d_right + (size_t)y * a.pitch;
+    for (int x = threadIdx.x; x < W; x += blockDim.x) {
+        const float l = gl[x], r = gr[x];
+        la[x] = l > a.valid_min ? l : -INFINITY;
+        ra[x] = r > a.valid_min ? r : -INFINITY;
+    }
     __syncthreads();
-    load_row(a.d_right + (size_t)y * a.pitch, W, a.valid_min, ra, sr, part);
-    __syncthreads();
-    const Row L = {la, ra, sr}, R = {ra, la, sl};
+    if (a.ordered) { // the right row's runs in one warp, the left row's in another
+        const int need_left = right_view || a.lr_check >= 0;
+        if (threadIdx.x == 0)
+            runs_row(ra, W, sr, rsr);
+        else if (threadIdx.x == 32 && need_left)
+            runs_row(la, W, sl, rsl);
+        __syncthreads();
+    }
+    const Row L = {la, ra, sr, rsr}, R = {ra, la, sl, rsl};
     const Row &own = right_view ? R : L, &oth = right_view ? L : R;
     const int s = right_view ? 1 : -1;
     const int x0 = a.roi[0], rw = a.roi[2] - a.roi[0];
@@ -158,7 +176,7 @@ __global__ void __launch_bounds__(PHASE_THREADS) phase_kernel(gvis_cu_phase_args
     }
 }
 
-size_t smem_bytes(int W) { return sizeof(float) * (4 * (size_t)W + PHASE_THREADS); }
+size_t smem_bytes(int W) { return sizeof(float) * 6 * (size_t)W; }
 
 } // namespace
 
@@ -168,7 +186,7 @@ extern "C" int gvis_cu_phase_max_width(void)
     if (cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
         return 0;
-    return (int)(((size_t)optin / sizeof(float) - PHASE_THREADS) / 4);
+    return (int)((size_t)optin / sizeof(float) / 6);
 }
 
 extern "C" int gvis_cu_phase_match(const gvis_cu_phase_args *a, int right_view, float *d_out, void *stream)

@@ -20,12 +20,18 @@
  *    xr + t; e < 0: when xr - 1 >= 0 is lit with r1 = B(xr - 1) < r0,
  *    t = min(1, -e / (r0 - r1)), position xr - t.  Disparity = (float)(x - xr) - t
  *    or + t (0 without refinement).
- * 5. Searches.  full: every d of the range, as the rule says.  ordered: with
- *    S(k) = the largest lit B(i), i <= k (-inf before the first lit pixel), which is
- *    nondecreasing, a binary search finds the first k with fl(S(k) - p) >= -T and the
+ * 5. Searches.  full: every d of the range, as the rule says.  ordered: the other row
+ *    is cut into runs: a run starts at a lit pixel whose phase is below the previous
+ *    lit pixel's (and at x = 0); within a run the lit phases never fall.  S(k) = the
+ *    largest lit phase from the start of k's run to k (-inf before its first lit
+ *    pixel) does not fall within a run, so per run (from the range's right end
+ *    leftwards) a binary search finds the first k with fl(S(k) - p) >= -T and the
  *    scan stops at the first k with fl(S(k) - p) > T; inside, the candidates of rule 1
- *    are tested as in full.  When the lit phases of the row increase strictly, the
- *    two searches see the same candidates and give the same map.
+ *    are tested as in full.  Every candidate of full lies in such a stretch, so the two
+ *    searches give the same map whatever the phases; ordered costs one run per
+ *    monotone stretch of the row (one when the phase rises along the whole row).
+ *    Ties of rule 3 are broken by (cost, d), so the order of the visits does not
+ *    matter.
  * 6. The right view (--right, and the left-right check) swaps the roles: right pixel x
  *    matches left pixel x + d, same rules (smallest d on ties), disparity
  *    (float)(xl - x) +/- t.

@@ -9,7 +9,8 @@
 
 typedef struct {
     const float *own, *other; /* lit rows: unlit = -inf */
-    const float *smax;        /* running maximum of other (ordered search) */
+    const float *smax;        /* other's running maximum within its runs (ordered search) */
+    const int *rstart;        /* the start of the run holding each position */
     int W, M, D, h, ordered, subpixel;
     float T;
 } row_ctx;
@@ -44,7 +45,7 @@ static inline int first_at_least(const float *S, int lo, int hi, float p, float 
 {
     int k = guess < lo ? lo : guess > hi + 1 ? hi + 1 : guess;
     int steps = 0;
-    if (k <= hi && S[k] - p >= -T) {
+    if (k > hi || S[k] - p >= -T) { /* the answer is at or before k (hi + 1 stands for "none") */
         while (k > lo && S[k - 1] - p >= -T && steps++ < 8)
             k--;
         if (!(k > lo && S[k - 1] - p >= -T))
@@ -111,24 +112,33 @@ static float match_px(const row_ctx *r, int x, int s, int *hint)
         }                                                                                          \
     } while (0)
     if (r->ordered) {
+        /* the runs of the row (rule 5) from the right end of the range leftwards; in each
+         * the lit phases do not fall, so the candidates form one stretch */
         const float *S = r->smax;
-        const int kf = first_at_least(S, lo, hi, p, T, *hint);
-        *hint = kf;
-        /* the candidates lie in [kf, kend); the ones either side of where the phase
-         * crosses p go first, so that the bound prunes most of the others */
-        int kc = kf;
-        while (kc <= hi && S[kc] - p < 0.0f && !(S[kc] - p > T))
-            kc++;
-        int kend = kc;
-        while (kend <= hi && !(S[kend] - p > T))
-            kend++;
-        if (kc < kend)
-            VISIT(kc);
-        if (kc - 1 >= kf)
-            VISIT(kc - 1);
-        for (int k = kf; k < kend; k++)
-            if (k != kc && k != kc - 1)
-                VISIT(k);
+        for (int re = hi; re >= lo;) {
+            const int rs = r->rstart[re], a = rs > lo ? rs : lo;
+            if (S[re] - p >= -T) {
+                const int kf = first_at_least(S, a, re, p, T, re == hi ? *hint : a);
+                if (re == hi)
+                    *hint = kf;
+                /* the candidates lie in [kf, kend); the ones either side of where the
+                 * phase crosses p go first, so that the bound prunes most of the others */
+                int kc = kf;
+                while (kc <= re && S[kc] - p < 0.0f && !(S[kc] - p > T))
+                    kc++;
+                int kend = kc;
+                while (kend <= re && !(S[kend] - p > T))
+                    kend++;
+                if (kc < kend)
+                    VISIT(kc);
+                if (kc - 1 >= kf)
+                    VISIT(kc - 1);
+                for (int k = kf; k < kend; k++)
+                    if (k != kc && k != kc - 1)
+                        VISIT(k);
+            }
+            re = rs - 1;
+        }
     } else {
         /* every d from M up: xb = x + s d */
         const int d0 = s < 0 ? x - hi : lo - x, d1 = s < 0 ? x - lo : hi - x;
@@ -163,19 +173,28 @@ typedef struct {
     const gvis_phase_params *p;
     int right_view;
     float *out;
-    float *scratch; /* 4 rows per task */
+    float *scratch; /* 6 rows per task (4 float, 2 int) */
 } match_job;
 
-static void lit_row(const float *src, int W, float V, float *dst, float *smax)
+/* The lit row (unlit = -inf), its runs (a run starts at a lit pixel whose phase is
+ * below the previous lit one's) and the running maximum within each run. */
+static void lit_row(const float *src, int W, float V, float *dst, float *smax, int *rstart)
 {
-    float m = -INFINITY;
+    float m = -INFINITY, last = -INFINITY;
+    int rs = 0;
     for (int x = 0; x < W; x++) {
         const float v = src[x] > V ? src[x] : -INFINITY;
         dst[x] = v;
-        if (smax) {
+        if (v != -INFINITY) {
+            if (v < last) {
+                rs = x;
+                m = -INFINITY;
+            }
+            last = v;
             m = v > m ? v : m;
-            smax[x] = m;
         }
+        smax[x] = m;
+        rstart[x] = rs;
     }
 }
 
@@ -191,18 +210,19 @@ static void match_task(void *arg, int index, int count)
     gvis_split((size_t)(y1 - y0), index, count, &r0, &r1);
     if (r0 == r1)
         return;
-    float *buf = j->scratch + (size_t)index * 4 * (size_t)W;
+    float *buf = j->scratch + (size_t)index * 6 * (size_t)W;
     float *la = buf, *ra = buf + W, *sl = buf + 2 * W, *sr = buf + 3 * W;
-    row_ctx L = {la, ra, sr, W, p->min_disp, p->num_disp, (p->window - 1) / 2,
+    int *rsl = (int *)(buf + 4 * W), *rsr = (int *)(buf + 5 * W);
+    row_ctx L = {la, ra, sr, rsr, W, p->min_disp, p->num_disp, (p->window - 1) / 2,
                  p->search == GVIS_PHASE_ORDERED, p->subpixel, p->tol};
-    row_ctx R = {ra, la, sl, W, p->min_disp, p->num_disp, (p->window - 1) / 2,
+    row_ctx R = {ra, la, sl, rsl, W, p->min_disp, p->num_disp, (p->window - 1) / 2,
                  p->search == GVIS_PHASE_ORDERED, p->subpixel, p->tol};
     const row_ctx *own = j->right_view ? &R : &L, *oth = j->right_view ? &L : &R;
     const int s = j->right_view ? 1 : -1;
     for (size_t r = r0; r < r1; r++) {
         const size_t y = (size_t)y0 + r;
-        lit_row(j->a + y * j->pitch, W, p->valid_min, la, sl);
-        lit_row(j->b + y * j->pitch, W, p->valid_min, ra, sr);
+        lit_row(j->a + y * j->pitch, W, p->valid_min, la, sl, rsl);
+        lit_row(j->b + y * j->pitch, W, p->valid_min, ra, sr, rsr);
         float *o = j->out + r * (size_t)(x1 - x0);
         int hint = 0, hint2 = 0;
         for (int x = x0; x < x1; x++) {
@@ -229,7 +249,7 @@ int gvis_phase_match_cpu(const float *a, const float *b, size_t pitch, int width
     int tasks = gvis_threads() * 4;
     if (tasks > rows)
         tasks = rows;
-    float *scratch = malloc(sizeof(float) * 4 * (size_t)width * (size_t)tasks);
+    float *scratch = malloc(sizeof(float) * 6 * (size_t)width * (size_t)tasks);
     if (!scratch)
         return gvis_error(GVIS_E_NOMEM, "out of memory for phase matching rows");
     match_job j = {a, b, pitch, width, height, p, right_view, out, scratch};
