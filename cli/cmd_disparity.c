@@ -216,6 +216,10 @@ static int disparity_one(gvis_ctx *ctx, struct disp_opts *o, const struct pair *
         for (int k = i + 1; k < 4 && !rc && outs[i] && strcmp(outs[i], "-") != 0; k++)
             if (outs[k] && (strcmp(outs[i], outs[k]) == 0 || gvis_same_file(outs[i], outs[k])))
                 rc = gvis_error(GVIS_E_ARG, "'%s' is named for two outputs", outs[k]);
+    /* every check that can fail runs before the matching (issue 13): each output's folder */
+    for (int i = 0; i < 4 && !rc; i++)
+        if (outs[i])
+            rc = gvis_outset_check(outs[i]);
     if (rc)
         goto done;
     o->fail_file = pr->left;
@@ -227,6 +231,12 @@ static int disparity_one(gvis_ctx *ctx, struct disp_opts *o, const struct pair *
     o->fail_file = pr->gt;
     if (pr->gt && (rc = gvis_load(ctx, pr->gt, &G)))
         goto done;
+    /* was found only after matching (issue 13); --method phase checks its own, with --roi */
+    if (pr->gt && o->m.method == DISP_SGM && (G.width != L.width || G.height != L.height)) {
+        rc = gvis_error(GVIS_E_FORMAT, "ground truth is %dx%d but the images are %dx%d", G.width, G.height, L.width,
+                        L.height);
+        goto done;
+    }
     o->fail_file = pr->left;
     if ((rc = disp_method_run(ctx, &o->m, &o->p, &L, &R, pr->gt ? &G : NULL, &dl, right_path ? &dr : NULL)))
         goto done;

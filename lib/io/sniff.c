@@ -301,22 +301,25 @@ int gvis_sniff_bound(const uint8_t *d, size_t len, gvis_input_kind kind, size_t 
         *bound = SIZE_MAX;
         return GVIS_OK;
     }
-    /* enough bytes to tell any of the magic numbers apart */
-    if (len < 18 && !(len >= 8 && memcmp(d, "\x93NUMPY", 6) == 0))
-        return SNIFF_MORE;
+    /* each magic number as soon as its bytes are there */
     if (len >= 6 && memcmp(d, "\x93NUMPY", 6) == 0)
         return npy_bound(d, len, max_pixels, bound);
     if (kind == GVIS_IN_NPY)
-        return gvis_error(GVIS_E_FORMAT, "not an NPY file");
-    if (d[0] == 'P' && (d[1] == 'F' || d[1] == 'f' || d[1] == '5' || d[1] == '6'))
+        return len < 6 && memcmp(d, "\x93NUMPY", len) == 0 ? SNIFF_MORE : gvis_error(GVIS_E_FORMAT, "not an NPY file");
+    if (len >= 2 && d[0] == 'P' && (d[1] == 'F' || d[1] == 'f' || d[1] == '5' || d[1] == '6'))
         return pnm_bound(d, len, max_pixels, bound);
-    if (memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0)
+    if (len >= 8 && memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0)
         return png_bound(d, len, max_pixels, bound);
-    if (d[0] == 0xff && d[1] == 0xd8)
+    if (len >= 2 && d[0] == 0xff && d[1] == 0xd8)
         return jpeg_bound(d, len, max_pixels, bound);
-    if (memcmp(d, "II*\0", 4) == 0 || memcmp(d, "MM\0*", 4) == 0 || memcmp(d, "II+\0", 4) == 0 ||
-        memcmp(d, "MM\0+", 4) == 0)
+    if (len >= 4 && (memcmp(d, "II*\0", 4) == 0 || memcmp(d, "MM\0*", 4) == 0 || memcmp(d, "II+\0", 4) == 0 ||
+                     memcmp(d, "MM\0+", 4) == 0))
         return tiff_bound(d, len, max_pixels, bound);
+    if (len >= 2 && d[0] == 'B' && d[1] == 'M')
+        return bmp_bound(d, len, max_pixels, bound);
+    /* a longer magic number (PNG, WebP) may still come, or a TGA header (18 bytes) */
+    if (len < 18)
+        return SNIFF_MORE;
     if (memcmp(d, "RIFF", 4) == 0 && memcmp(d + 8, "WEBP", 4) == 0) {
         size_t riff = le32(d + 4);
         if (riff > mul_sat(max_pixels ? max_pixels : GVIS_DEFAULT_MAX_PIXELS, 4))
@@ -324,8 +327,6 @@ int gvis_sniff_bound(const uint8_t *d, size_t len, gvis_input_kind kind, size_t 
         *bound = riff + 8;
         return GVIS_OK;
     }
-    if (d[0] == 'B' && d[1] == 'M')
-        return bmp_bound(d, len, max_pixels, bound);
     if (gvis_stb_is_tga(d, len))
         return tga_bound(d, len, max_pixels, bound);
     return gvis_error(GVIS_E_FORMAT, "not a readable image (unknown format: gvis reads PNG, JPEG, TIFF, WebP, BMP, "

@@ -57,7 +57,7 @@ fails "disparity --preview onto /dev/full" 1 "/dev/full" $D "$L" "$R" -o "$T/d.p
 check "disparity --preview failing leaves no map" nothing_new "$T" d.png
 fails "disparity --ply onto /dev/full" 1 "/dev/full" $D "$L" "$R" -o "$T/d2.png" --ply /dev/full --focal 500 --baseline 0.1
 check "disparity --ply failing leaves no map" nothing_new "$T" d2.png
-fails "disparity --gt of the wrong size" 1 "." $D "$L" "$R" -o "$T/d3.png" --preview "$T/pv3.png" --gt "$T/small_gt.png"
+fails "disparity --gt of the wrong size" 1 "small_gt.png': ground truth is 41x29 but the images are 384x288" $D "$L" "$R" -o "$T/d3.png" --preview "$T/pv3.png" --gt "$T/small_gt.png"
 check "disparity --gt of the wrong size leaves no map, no preview" nothing_new "$T" d3.png pv3.png
 if [ -n "$FULL" ]; then
   fails "disparity --ply onto a full disk" 1 "no space left" $D "$L" "$R" -o "$T/d4.png" --ply "$FULL/c.ply" --focal 500 --baseline 0.1
