@@ -3,7 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+
+#include "pipeline.h"
 
 #include "cli.h"
 
@@ -78,7 +81,239 @@ int cli_distinct_outputs(const char *dir, char *const *inputs, int n, const char
     return status;
 }
 
-int cli_several_inputs(const struct cli_args *args) { return args->ninputs > 1; }
+int cli_several_inputs(const struct cli_args *args) { return args->ninputs > 1 || args->list || args->expanded; }
+
+struct strv {
+    char **v;
+    int n, cap;
+};
+
+static int strv_push(struct strv *s, char *p)
+{
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 64;
+        char **v = realloc(s->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return -1;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = p;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int image_name(const char *name)
+{
+    gvis_format f = gvis_format_from_path(name);
+    return f != GVIS_FMT_NONE && f != GVIS_FMT_CSV && f != GVIS_FMT_JSON && f != GVIS_FMT_TXT && f != GVIS_FMT_PLY;
+}
+
+/* A folder's image files (by extension), sorted by name, appended to s. */
+static int add_folder(struct strv *s, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        cli_error("'%s': %s", dir, strerror(errno));
+        return EXIT_RUNTIME;
+    }
+    int first = s->n;
+    struct dirent *e;
+    size_t dl = strlen(dir);
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || !image_name(e->d_name))
+            continue;
+        size_t len = dl + 1 + strlen(e->d_name) + 1;
+        char *p = malloc(len);
+        if (!p || (snprintf(p, len, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", e->d_name), 0) ||
+            is_dir(p) || strv_push(s, p)) {
+            free(p);
+            continue;
+        }
+    }
+    closedir(d);
+    qsort(s->v + first, (size_t)(s->n - first), sizeof *s->v, cmp_str);
+    return -1;
+}
+
+int cli_expand_inputs(struct cli_args *args)
+{
+    int any_dir = 0;
+    for (int i = 0; i < args->ninputs && !any_dir; i++)
+        any_dir = strcmp(args->inputs[i], "-") != 0 && is_dir(args->inputs[i]);
+    if (!any_dir && !args->list)
+        return -1;
+    struct strv s = {0};
+    for (int i = 0; i < args->ninputs; i++) {
+        int rc = -1;
+        if (strcmp(args->inputs[i], "-") != 0 && is_dir(args->inputs[i]))
+            rc = add_folder(&s, args->inputs[i]);
+        else if (strv_push(&s, args->inputs[i]))
+            rc = EXIT_RUNTIME;
+        if (rc >= 0) {
+            free(s.v);
+            return rc;
+        }
+    }
+    if (args->list) {
+        FILE *f = strcmp(args->list, "-") == 0 ? stdin : fopen(args->list, "r");
+        if (!f) {
+            cli_error("'%s': %s", args->list, strerror(errno));
+            free(s.v);
+            return EXIT_RUNTIME;
+        }
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t len;
+        while ((len = getline(&line, &cap, f)) >= 0) {
+            while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+                line[--len] = 0;
+            if (len == 0)
+                continue;
+            char *p = strdup(line);
+            if (!p || strv_push(&s, p)) {
+                free(p);
+                break;
+            }
+        }
+        free(line);
+        if (f != stdin)
+            fclose(f);
+    }
+    if (strv_push(&s, NULL)) {
+        free(s.v);
+        return EXIT_RUNTIME;
+    }
+    free(args->inputs);
+    args->inputs = s.v;
+    args->ninputs = s.n - 1;
+    args->expanded = 1;
+    return -1;
+}
+
+/* Several files at once (--jobs): one context per worker, messages in input order. */
+struct par_run {
+    const struct cli_args *args;
+    gvis_ctx **ctxs;
+    cli_file_fn fn;
+    void *arg;
+    const char *dir, *ext;
+    char **outs;
+    char **msgs;
+    int status, done_ok, failed, stopped;
+};
+
+static int par_work(void *v, int worker, int i)
+{
+    struct par_run *r = v;
+    const char *in = r->args->inputs[i];
+    const char *out = r->outs[i];
+    int rc;
+    int clash = 0;
+    for (int k = 0; k < r->args->ninputs && !clash; k++)
+        clash = gvis_same_file(out, r->args->inputs[k]) || strcmp(out, r->args->inputs[k]) == 0;
+    if (clash) {
+        rc = gvis_error(GVIS_E_IO, "refusing to write over input file '%s'", out);
+    } else {
+        gvis_outset *set = gvis_outset_begin();
+        rc = set ? r->fn(r->ctxs[worker], in, out, r->arg) : gvis_error(GVIS_E_NOMEM, "out of memory");
+        if (set && !rc)
+            rc = gvis_outset_commit(set);
+        else
+            gvis_outset_abort(set);
+    }
+    if (rc)
+        r->msgs[i] = strdup(gvis_errmsg());
+    return rc;
+}
+
+static int par_done(void *v, int i, int rc)
+{
+    struct par_run *r = v;
+    const char *in = r->args->inputs[i];
+    if (!rc) {
+        cli_info("%s -> %s", in, r->outs[i]);
+        r->done_ok++;
+    } else {
+        r->failed++;
+        if (rc != GVIS_E_INTERRUPTED)
+            cli_error("'%s': %s", in, r->msgs[i] ? r->msgs[i] : "failed");
+        int s = cli_exit_status(rc);
+        if (s > r->status)
+            r->status = s;
+    }
+    free(r->msgs[i]);
+    r->msgs[i] = NULL;
+    free(r->outs[i]);
+    r->outs[i] = NULL;
+    if (rc && (rc == GVIS_E_INTERRUPTED || g_opts.fail_fast)) {
+        r->stopped = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int run_parallel(const struct cli_args *args, gvis_ctx *ctx, cli_file_fn fn, void *arg, const char *dir,
+                        const char *ext, int jobs)
+{
+    int n = args->ninputs;
+    struct par_run r = {.args = args, .fn = fn, .arg = arg, .dir = dir, .ext = ext};
+    r.ctxs = calloc((size_t)jobs, sizeof *r.ctxs);
+    r.outs = calloc((size_t)n, sizeof *r.outs);
+    r.msgs = calloc((size_t)n, sizeof *r.msgs);
+    int status = EXIT_OK;
+    if (!r.ctxs || !r.outs || !r.msgs) {
+        cli_error("out of memory");
+        status = EXIT_RUNTIME;
+        goto out;
+    }
+    for (int i = 0; i < n; i++)
+        if (!(r.outs[i] = cli_output_in_dir(dir, args->inputs[i], ext))) {
+            cli_error("out of memory");
+            status = EXIT_RUNTIME;
+            goto out;
+        }
+    r.ctxs[0] = ctx;
+    int saved_verbose = g_opts.verbose;
+    g_opts.verbose = 0; /* "device ..." once, not per worker */
+    for (int w = 1; w < jobs; w++) {
+        int st;
+        if (!(r.ctxs[w] = cli_context(&st))) {
+            g_opts.verbose = saved_verbose;
+            status = st;
+            goto out;
+        }
+    }
+    g_opts.verbose = saved_verbose;
+    double t0 = gvis_now_ms();
+    int reported = gvis_pipeline_run(n, jobs, 2 * jobs, par_work, par_done, &r);
+    double secs = (gvis_now_ms() - t0) / 1000.0;
+    if (reported < 0) {
+        cli_error("cannot start worker threads");
+        status = EXIT_RUNTIME;
+        goto out;
+    }
+    status = r.status;
+    if (!g_opts.quiet && (g_opts.verbose || r.failed || r.stopped))
+        fprintf(stderr, "gvis %s: %d of %d files done, %d failed, %.2f s, %.1f images/s, %d jobs on %s\n", g_cmd,
+                r.done_ok, n, r.failed, secs, secs > 0 ? r.done_ok / secs : 0.0, jobs, gvis_ctx_device_name(ctx));
+out:
+    if (r.ctxs)
+        for (int w = 1; w < jobs; w++)
+            if (r.ctxs[w])
+                gvis_ctx_free(r.ctxs[w]);
+    if (r.outs)
+        for (int i = 0; i < n; i++)
+            free(r.outs[i]);
+    if (r.msgs)
+        for (int i = 0; i < n; i++)
+            free(r.msgs[i]);
+    free(r.ctxs);
+    free(r.outs);
+    free(r.msgs);
+    return status;
+}
 
 int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ctx *ctx, cli_file_fn fn, void *arg,
                   const char *out_ext)
@@ -108,6 +343,11 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
     if (o && strcmp(o, "-") == 0 && args->ninputs > 1 && out_ext == NULL && !args->format)
         cli_info("writing %d outputs one after another to standard output", args->ninputs);
     const char *ext = out_ext ? out_ext : args->format;
+    int jobs = g_opts.jobs ? g_opts.jobs : gvis_threads();
+    if (jobs > args->ninputs)
+        jobs = args->ninputs;
+    if (cmd->parallel && to_dir && jobs > 1 && stdin_uses == 0)
+        return run_parallel(args, ctx, fn, arg, o, ext, jobs);
     int status = EXIT_OK;
     for (int i = 0; i < args->ninputs; i++) {
         const char *in = args->inputs[i];
@@ -151,7 +391,7 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
             int s = cli_exit_status(rc);
             if (s > status)
                 status = s;
-            if (rc == GVIS_E_INTERRUPTED) {
+            if (rc == GVIS_E_INTERRUPTED || g_opts.fail_fast) {
                 free(owned);
                 break;
             }

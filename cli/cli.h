@@ -42,6 +42,7 @@ struct cli_cmd {
     const struct opt *opts;/* terminated by OPT_END; -o, --format, --quality and the global options are added */
     int min_inputs;        /* positional arguments required (1 for most) */
     int max_inputs;        /* 0: no limit */
+    int parallel;          /* 1: the per-file function may run on several threads at once (--jobs) */
 };
 
 /* What every subcommand gets after parsing. */
@@ -56,6 +57,8 @@ struct cli_args {
     int png_level;        /* --png-level N as N + 1; 0 when absent */
     int lossless;         /* --lossless (WebP) */
     int page;             /* --page N (TIFF), 0 when absent */
+    const char *list;     /* --list FILE|-, NULL when absent */
+    int expanded;         /* folders or --list made the input list */
 };
 
 /* Global options (DESIGN.md section 2); they may stand before or after the subcommand. */
@@ -65,6 +68,8 @@ struct global_opts {
     int repeat;
     int quiet, verbose;
     double max_pixels;    /* 0: default */
+    int jobs;             /* --jobs N; 0: all cores */
+    int fail_fast;        /* --fail-fast */
 };
 extern struct global_opts g_opts;
 extern const char *g_cmd; /* the running subcommand's name, for messages */
@@ -99,6 +104,9 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
  * what the inputs hold.  Where folders and --list come in (the batch pipeline), they are
  * to count as several here, however many files they turn out to hold. */
 int cli_several_inputs(const struct cli_args *args);
+/* Folders become their image files (sorted by name) and --list FILE|- adds its lines.
+ * Returns -1 when done, else an exit status (the problem reported). */
+int cli_expand_inputs(struct cli_args *args);
 /* Derives the output path for in with extension ext inside dir (malloc'd). */
 char *cli_output_in_dir(const char *dir, const char *in, const char *ext);
 /* Two different inputs with one base name (a/x.png, b/x.png) would both be written to

@@ -438,7 +438,7 @@ int cmd_disparity(int argc, char **argv)
         OPT_END,
     };
     const struct cli_cmd cmd = {"disparity", "[options] LEFT RIGHT [-o OUT.png|OUT.pfm|OUT.tif|OUT.npy] | --pairs FILE -o DIR/",
-                                opts, 0, 2};
+                                opts, 0, 2, 0};
     struct cli_args args;
     int rc = cli_parse(&cmd, argc, argv, &args);
     if (rc >= 0)

@@ -99,7 +99,7 @@ int cmd_gauss(int argc, char **argv)
         {"border-value", 0, OPT_DOUBLE, &o.p.border_value, NULL, "V", "the value outside the image for constant (0)"},
         OPT_END,
     };
-    const struct cli_cmd cmd = {"gauss", "[options] IN... -o OUT|DIR/|-", opts, 1, 0};
+    const struct cli_cmd cmd = {"gauss", "[options] IN... -o OUT|DIR/|-", opts, 1, 0, 1};
     struct cli_args args;
     int rc = cli_parse(&cmd, argc, argv, &args);
     if (rc >= 0)

@@ -218,7 +218,7 @@ int cmd_hist(int argc, char **argv)
         {"per-channel", 0, OPT_FLAG, &o.per_channel, NULL, NULL, "equalize each colour channel instead of luma"},
         OPT_END,
     };
-    const struct cli_cmd cmd = {"hist", "[options] IN... [-o OUT.csv|OUT.json|DIR/]", opts, 1, 0};
+    const struct cli_cmd cmd = {"hist", "[options] IN... [-o OUT.csv|OUT.json|DIR/]", opts, 1, 0, 0};
     struct cli_args args;
     int rc = cli_parse(&cmd, argc, argv, &args);
     if (rc >= 0)

@@ -59,7 +59,7 @@ int cmd_info(int argc, char **argv)
         {"json", 0, OPT_FLAG, &json, NULL, NULL, "one JSON document"},
         OPT_END,
     };
-    const struct cli_cmd cmd = {"info", synopsis, opts, 0, 0};
+    const struct cli_cmd cmd = {"info", synopsis, opts, 0, 0, 0};
     struct cli_args args;
     int rc = cli_parse(&cmd, argc, argv, &args);
     if (rc >= 0)

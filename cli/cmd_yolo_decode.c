@@ -453,7 +453,7 @@ int cmd_yolo_decode(int argc, char **argv)
         OPT_END,
     };
     const struct cli_cmd cmd = {"yolo-decode", "[options] PRED... [-o OUT.jsonl|OUT.json|OUT.csv|OUT.txt|DIR/]", opts, 1,
-                                0};
+                                0, 0};
     struct cli_args args;
     int rc = cli_parse(&cmd, argc, argv, &args);
     if (rc >= 0)

@@ -10,7 +10,7 @@
 
 #include "cli.h"
 
-struct global_opts g_opts = {"auto", 0, 1, 0, 0, 0};
+struct global_opts g_opts = {"auto", 0, 1, 0, 0, 0, 0, 0};
 const char *g_cmd = NULL;
 
 const char *cli_command_summary(const char *name); /* main.c */
@@ -275,6 +275,17 @@ static int parse_format(const char *v, void *dst, char *err, size_t errlen)
     return 0;
 }
 
+static int parse_jobs(const char *v, void *dst, char *err, size_t errlen)
+{
+    int n;
+    if (parse_int(v, &n) || n < 1 || n > 1024) {
+        snprintf(err, errlen, "takes a thread count from 1 to 1024, not '%s'", v);
+        return -1;
+    }
+    *(int *)dst = n;
+    return 0;
+}
+
 /* The flags that take no value; "timing" takes an optional one after '='. */
 static const struct opt global_table[] = {
     {"device", 0, OPT_CUSTOM, &g_opts.device, parse_device, "DEV", "auto, cpu, cuda or cuda:N (default auto)"},
@@ -284,6 +295,8 @@ static const struct opt global_table[] = {
     {"max-pixels", 0, OPT_CUSTOM, &g_opts.max_pixels, parse_max_pixels, "N", "refuse larger images (default 268435456)"},
     {"quiet", 'q', OPT_FLAG, &g_opts.quiet, NULL, NULL, "no warnings"},
     {"verbose", 'v', OPT_FLAG, &g_opts.verbose, NULL, NULL, "say what is done"},
+    {"jobs", 'j', OPT_CUSTOM, &g_opts.jobs, parse_jobs, "N", "files processed at once (default: all cores)"},
+    {"fail-fast", 0, OPT_FLAG, &g_opts.fail_fast, NULL, NULL, "stop at the first file that fails"},
     OPT_END,
 };
 
@@ -397,6 +410,7 @@ static struct opt io_table[] = {
     {"strip", 0, OPT_FLAG, NULL, NULL, NULL, "write no metadata (EXIF, ICC profile, resolution)"},
     {"no-autorotate", 0, OPT_FLAG, NULL, NULL, NULL, "keep the stored EXIF orientation (default: turn upright)"},
     {"page", 0, OPT_CUSTOM, NULL, parse_page, "N", "the page of a multi-page TIFF to read, from 0"},
+    {"list", 0, OPT_STRING, NULL, NULL, "FILE", "read input paths from FILE, one a line (- for stdin)"},
     OPT_END,
 };
 
@@ -484,6 +498,7 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli_args 
     io_table[5].dst = &args->strip;
     io_table[6].dst = &args->no_autorotate;
     io_table[7].dst = &args->page;
+    io_table[8].dst = &args->list;
     args->inputs = calloc((size_t)argc + 1, sizeof *args->inputs);
     if (!args->inputs) {
         cli_error("out of memory");
@@ -504,6 +519,14 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli_args 
         if (rc || help) {
             if (help)
                 cli_usage(cmd, 1);
+            free(args->inputs);
+            args->inputs = NULL;
+            return rc;
+        }
+    }
+    if (cmd->max_inputs == 0) {
+        int rc = cli_expand_inputs(args);
+        if (rc >= 0) {
             free(args->inputs);
             args->inputs = NULL;
             return rc;

@@ -1,0 +1,111 @@
+/* The batch pipeline (pipeline.h): a bounded, ordered pool of worker threads. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "pipeline.h"
+
+struct slot {
+    int status;
+    int ready;
+};
+
+struct pipe {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int n, inflight, next, reported, stop;
+    struct slot *ring; /* inflight slots, item i in ring[i % inflight] */
+    gvis_pipe_work work;
+    void *arg;
+};
+
+struct worker {
+    struct pipe *p;
+    int id;
+};
+
+static void *worker_main(void *v)
+{
+    struct worker *w = v;
+    struct pipe *p = w->p;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        while (!p->stop && p->next < p->n && p->next - p->reported >= p->inflight)
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (p->stop || p->next >= p->n) {
+            pthread_mutex_unlock(&p->mu);
+            return NULL;
+        }
+        int i = p->next++;
+        pthread_mutex_unlock(&p->mu);
+        int st = p->work(p->arg, w->id, i);
+        pthread_mutex_lock(&p->mu);
+        p->ring[i % p->inflight].status = st;
+        p->ring[i % p->inflight].ready = 1;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+    }
+}
+
+int gvis_pipeline_run(int n, int jobs, int inflight, gvis_pipe_work work, gvis_pipe_done done, void *arg)
+{
+    if (n <= 0)
+        return 0;
+    if (jobs < 1)
+        jobs = 1;
+    if (jobs > n)
+        jobs = n;
+    if (inflight < jobs)
+        inflight = jobs;
+    struct pipe p = {.n = n, .inflight = inflight, .work = work, .arg = arg};
+    p.ring = calloc((size_t)inflight, sizeof *p.ring);
+    struct worker *ws = calloc((size_t)jobs, sizeof *ws);
+    pthread_t *th = calloc((size_t)jobs, sizeof *th);
+    if (!p.ring || !ws || !th) {
+        free(p.ring);
+        free(ws);
+        free(th);
+        return -1;
+    }
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.cv, NULL);
+    int started = 0;
+    for (; started < jobs; started++) {
+        ws[started] = (struct worker){&p, started};
+        if (pthread_create(&th[started], NULL, worker_main, &ws[started]))
+            break;
+    }
+    int reported = 0;
+    if (started == 0) {
+        reported = -1;
+    } else {
+        while (reported < n) {
+            pthread_mutex_lock(&p.mu);
+            struct slot *s = &p.ring[reported % inflight];
+            while (!s->ready)
+                pthread_cond_wait(&p.cv, &p.mu);
+            int st = s->status;
+            s->ready = 0;
+            pthread_mutex_unlock(&p.mu);
+            int stop = done ? done(arg, reported, st) : 0;
+            pthread_mutex_lock(&p.mu);
+            p.reported = ++reported;
+            if (stop)
+                p.stop = 1;
+            pthread_cond_broadcast(&p.cv);
+            pthread_mutex_unlock(&p.mu);
+            if (stop)
+                break;
+        }
+    }
+    if (started < jobs && started > 0 && reported >= 0) {
+        /* fewer threads than asked: the started ones still drain the list */
+    }
+    for (int k = 0; k < started; k++)
+        pthread_join(th[k], NULL);
+    pthread_cond_destroy(&p.cv);
+    pthread_mutex_destroy(&p.mu);
+    free(p.ring);
+    free(ws);
+    free(th);
+    return reported;
+}
