@@ -133,6 +133,10 @@ static int add_folder(struct strv *s, const char *dir)
         }
     }
     closedir(d);
+    if (s->n == first) {
+        cli_error("'%s': is a directory with no image files", dir);
+        return EXIT_RUNTIME;
+    }
     qsort(s->v + first, (size_t)(s->n - first), sizeof *s->v, cmp_str);
     return -1;
 }
