@@ -146,7 +146,7 @@ int cli_expand_inputs(struct cli_args *args)
     int any_dir = 0;
     for (int i = 0; i < args->ninputs && !any_dir; i++)
         any_dir = strcmp(args->inputs[i], "-") != 0 && is_dir(args->inputs[i]);
-    if (!any_dir && !args->list)
+    if (!any_dir && !args->list && !g_opts.shard_n)
         return -1;
     struct strv s = {0};
     for (int i = 0; i < args->ninputs; i++) {
@@ -184,6 +184,13 @@ int cli_expand_inputs(struct cli_args *args)
         free(line);
         if (f != stdin)
             fclose(f);
+    }
+    if (g_opts.shard_n) { /* interleaved: item i (from 0) goes to shard i % N + 1 */
+        int m = 0;
+        for (int i = 0; i < s.n; i++)
+            if (i % g_opts.shard_n == g_opts.shard_k - 1)
+                s.v[m++] = s.v[i];
+        s.n = m;
     }
     if (strv_push(&s, NULL)) {
         free(s.v);

@@ -70,6 +70,7 @@ struct global_opts {
     double max_pixels;    /* 0: default */
     int jobs;             /* --jobs N; 0: all cores */
     int fail_fast;        /* --fail-fast */
+    int shard_k, shard_n; /* --shard K/N; 0/0: all */
 };
 extern struct global_opts g_opts;
 extern const char *g_cmd; /* the running subcommand's name, for messages */

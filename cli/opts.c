@@ -10,7 +10,7 @@
 
 #include "cli.h"
 
-struct global_opts g_opts = {"auto", 0, 1, 0, 0, 0, 0, 0};
+struct global_opts g_opts = {"auto", 0, 1, 0, 0, 0, 0, 0, 0, 0};
 const char *g_cmd = NULL;
 
 const char *cli_command_summary(const char *name); /* main.c */
@@ -286,6 +286,18 @@ static int parse_jobs(const char *v, void *dst, char *err, size_t errlen)
     return 0;
 }
 
+static int parse_shard(const char *v, void *dst, char *err, size_t errlen)
+{
+    int k, n, used = 0;
+    if (sscanf(v, "%d/%d%n", &k, &n, &used) != 2 || v[used] || n < 1 || k < 1 || k > n) {
+        snprintf(err, errlen, "takes K/N with 1 <= K <= N (the K-th of N slices), not '%s'", v);
+        return -1;
+    }
+    ((int *)dst)[0] = k;
+    ((int *)dst)[1] = n;
+    return 0;
+}
+
 /* The flags that take no value; "timing" takes an optional one after '='. */
 static const struct opt global_table[] = {
     {"device", 0, OPT_CUSTOM, &g_opts.device, parse_device, "DEV", "auto, cpu, cuda or cuda:N (default auto)"},
@@ -296,6 +308,7 @@ static const struct opt global_table[] = {
     {"quiet", 'q', OPT_FLAG, &g_opts.quiet, NULL, NULL, "no warnings"},
     {"verbose", 'v', OPT_FLAG, &g_opts.verbose, NULL, NULL, "say what is done"},
     {"jobs", 'j', OPT_CUSTOM, &g_opts.jobs, parse_jobs, "N", "files processed at once (default: all cores)"},
+    {"shard", 0, OPT_CUSTOM, &g_opts.shard_k, parse_shard, "K/N", "only the K-th of N interleaved slices of the sorted inputs"},
     {"fail-fast", 0, OPT_FLAG, &g_opts.fail_fast, NULL, NULL, "stop at the first file that fails"},
     OPT_END,
 };

@@ -41,4 +41,24 @@ check "--fail-fast with jobs leaves fewer than all" [ "$(ls "$T/f3" | wc -l)" -l
 fails "--jobs 0" 2 "--jobs" "$GVIS" gauss --sigma 2 "$T/in" -o "$T/z/" --jobs 0
 fails "--jobs word" 2 "--jobs" "$GVIS" gauss --sigma 2 "$T/in" -o "$T/z/" --jobs many
 fails "folder without -o DIR/" 2 "need -o DIR/" "$GVIS" --cpu gauss --sigma 2 "$T/in" -o "$T/one.png"
+# --shard K/N: the union of the shards is the whole, and they are disjoint
+for k in 1 2 3; do
+  ok "--shard $k/3" "$GVIS" --cpu gauss --sigma 2 "$T/in" -o "$T/sh/" --shard $k/3 -j 2
+  ls "$T/sh" >"$T/shard$k"; rm -rf "$T/sh"
+done
+check "shards together are all" diff <(cat "$T"/shard1 "$T"/shard2 "$T"/shard3 | sort) <(ls "$T/j1" | sort)
+check "shards are disjoint" [ "$(cat "$T"/shard? | sort | uniq -d | wc -l)" -eq 0 ]
+check "shard 1/3 takes items 1, 4, 7, 10" [ "$(wc -l <"$T/shard1")" -eq 4 ]
+# a Slurm array task: SLURM_ARRAY_TASK_ID names the shard
+for id in 1 2; do
+  ok "Slurm-style task $id" env SLURM_ARRAY_TASK_ID=$id sh -c '"$0" --cpu gauss --sigma 2 "$1" -o "$2/" --shard "$SLURM_ARRAY_TASK_ID/2"' "$GVIS" "$T/in" "$T/slurm"
+done
+check "Slurm-style tasks cover all" diff <(ls "$T/slurm") <(ls "$T/j1")
+if command -v parallel >/dev/null 2>&1; then
+  ok "GNU parallel over 4 shards" parallel --will-cite -j 2 "$GVIS" --cpu gauss --sigma 2 "$T/in" -o "$T/par/" --shard {}/4 ::: 1 2 3 4
+  check "parallel shards: same bytes as one run" diff -r "$T/par" "$T/j1"
+fi
+for bad in 0/3 4/3 1/0 x 1/ 2/3/4; do
+  fails "--shard $bad" 2 "--shard" "$GVIS" gauss --sigma 2 "$T/in" -o "$T/z/" --shard $bad
+done
 finish
