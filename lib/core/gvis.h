@@ -179,7 +179,9 @@ gvis_format gvis_sniff_format(const uint8_t *data, size_t len);
 /* Decodes PNG 8/16, JPEG, TIFF 8/16/f32, WebP, BMP, TGA, PGM/PPM 8/16, PFM or NPY
  * (u8/u16/f32, HxW or HxWxC) from memory.  Gray+alpha is widened to RGBA.  The pixel limit
  * is checked from the header before any pixel memory is allocated.  EXIF, ICC profile and
- * resolution land in img->meta; the EXIF orientation is applied unless o->no_autorotate. */
+ * resolution land in img->meta; the EXIF orientation is applied unless o->no_autorotate.
+ * Turning the pixels uses the worker pool, as does the PNG writer below: call neither from
+ * inside a gvis_parallel task (the pool runs one job at a time; other threads may call). */
 int gvis_image_decode(const uint8_t *data, size_t len, const gvis_io_opts *o, gvis_image *img);
 /* Encodes into b (appended).  PNG/PGM/PPM take u8 or u16, JPEG/WebP/BMP/TGA u8, PFM f32,
  * TIFF and NPY any type (others are GVIS_E_FORMAT).  img->meta is written where the format
