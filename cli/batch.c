@@ -81,6 +81,16 @@ int cli_distinct_outputs(const char *dir, char *const *inputs, int n, const char
     return status;
 }
 
+void cli_args_free(struct cli_args *args)
+{
+    if (args->expanded)
+        for (int i = 0; i < args->ninputs; i++)
+            free(args->inputs[i]);
+    free(args->inputs);
+    args->inputs = NULL;
+    args->ninputs = 0;
+}
+
 int cli_several_inputs(const struct cli_args *args) { return args->ninputs > 1 || args->list || args->expanded; }
 
 struct strv {
@@ -100,6 +110,13 @@ static int strv_push(struct strv *s, char *p)
     }
     s->v[s->n++] = p;
     return 0;
+}
+
+static void strv_free(struct strv *s)
+{
+    for (int i = 0; i < s->n; i++)
+        free(s->v[i]);
+    free(s->v);
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -151,12 +168,17 @@ int cli_expand_inputs(struct cli_args *args)
     struct strv s = {0};
     for (int i = 0; i < args->ninputs; i++) {
         int rc = -1;
-        if (strcmp(args->inputs[i], "-") != 0 && is_dir(args->inputs[i]))
+        if (strcmp(args->inputs[i], "-") != 0 && is_dir(args->inputs[i])) {
             rc = add_folder(&s, args->inputs[i]);
-        else if (strv_push(&s, args->inputs[i]))
-            rc = EXIT_RUNTIME;
+        } else { /* every string of an expanded list is owned, so cli_args_free frees them all */
+            char *p = strdup(args->inputs[i]);
+            if (!p || strv_push(&s, p)) {
+                free(p);
+                rc = EXIT_RUNTIME;
+            }
+        }
         if (rc >= 0) {
-            free(s.v);
+            strv_free(&s);
             return rc;
         }
     }
@@ -164,7 +186,7 @@ int cli_expand_inputs(struct cli_args *args)
         FILE *f = strcmp(args->list, "-") == 0 ? stdin : fopen(args->list, "r");
         if (!f) {
             cli_error("'%s': %s", args->list, strerror(errno));
-            free(s.v);
+            strv_free(&s);
             return EXIT_RUNTIME;
         }
         char *line = NULL;
@@ -178,7 +200,12 @@ int cli_expand_inputs(struct cli_args *args)
             char *p = strdup(line);
             if (!p || strv_push(&s, p)) {
                 free(p);
-                break;
+                free(line);
+                if (f != stdin)
+                    fclose(f);
+                strv_free(&s);
+                cli_error("out of memory reading '%s'", args->list);
+                return EXIT_RUNTIME;
             }
         }
         free(line);
@@ -187,13 +214,16 @@ int cli_expand_inputs(struct cli_args *args)
     }
     if (g_opts.shard_n) { /* interleaved: item i (from 0) goes to shard i % N + 1 */
         int m = 0;
-        for (int i = 0; i < s.n; i++)
+        for (int i = 0; i < s.n; i++) {
             if (i % g_opts.shard_n == g_opts.shard_k - 1)
                 s.v[m++] = s.v[i];
+            else
+                free(s.v[i]);
+        }
         s.n = m;
     }
     if (strv_push(&s, NULL)) {
-        free(s.v);
+        strv_free(&s);
         return EXIT_RUNTIME;
     }
     free(args->inputs);

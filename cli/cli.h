@@ -105,6 +105,8 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
  * what the inputs hold.  Where folders and --list come in (the batch pipeline), they are
  * to count as several here, however many files they turn out to hold. */
 int cli_several_inputs(const struct cli_args *args);
+/* Frees the input list (and its strings where folders or --list made it). */
+void cli_args_free(struct cli_args *args);
 /* Folders become their image files (sorted by name) and --list FILE|- adds its lines.
  * Returns -1 when done, else an exit status (the problem reported). */
 int cli_expand_inputs(struct cli_args *args);

@@ -478,7 +478,7 @@ int cmd_disparity(int argc, char **argv)
     else if (o.gt_border < 0)
         bad = "--gt-border must not be negative";
     if (bad) {
-        free(args.inputs);
+        cli_args_free(&args);
         return cli_usage_error("%s", bad);
     }
     /* the pairs */
@@ -488,7 +488,7 @@ int cmd_disparity(int argc, char **argv)
     if (o.pairs) {
         if ((rc = read_pairs(o.pairs, &pairs, &npairs, &pairs_text))) {
             cli_error("'%s': %s", o.pairs, gvis_errmsg());
-            free(args.inputs);
+            cli_args_free(&args);
             return cli_exit_status(rc);
         }
     } else {
@@ -511,7 +511,7 @@ int cmd_disparity(int argc, char **argv)
             if (pairs != &one)
                 free(pairs);
             free(pairs_text);
-            free(args.inputs);
+            cli_args_free(&args);
             return cli_usage_error("%s with several pairs (or -o DIR/) needs a directory (%s DIR/)", need_dir,
                                    need_dir);
         }
@@ -531,7 +531,7 @@ int cmd_disparity(int argc, char **argv)
             if (pairs != &one)
                 free(pairs);
             free(pairs_text);
-            free(args.inputs);
+            cli_args_free(&args);
             return cli_exit_status(rc);
         }
         o.have_q = 1;
@@ -543,7 +543,7 @@ int cmd_disparity(int argc, char **argv)
         if (pairs != &one)
             free(pairs);
         free(pairs_text);
-        free(args.inputs);
+        cli_args_free(&args);
         return status;
     }
     /* make the directories asked for */
@@ -603,6 +603,6 @@ int cmd_disparity(int argc, char **argv)
     if (pairs != &one)
         free(pairs);
     free(pairs_text);
-    free(args.inputs);
+    cli_args_free(&args);
     return status;
 }

@@ -122,17 +122,17 @@ int cmd_gauss(int argc, char **argv)
         rc = cli_usage_error("unknown --format '%s'", args.format);
     gvis_gauss_kernel_free(&k);
     if (rc >= 0) {
-        free(args.inputs);
+        cli_args_free(&args);
         return rc;
     }
     int status;
     gvis_ctx *ctx = cli_context(&status);
     if (!ctx) {
-        free(args.inputs);
+        cli_args_free(&args);
         return status;
     }
     status = cli_run_batch(&cmd, &args, ctx, gauss_one, &o, NULL);
     cli_finish(ctx, t0);
-    free(args.inputs);
+    cli_args_free(&args);
     return status;
 }

@@ -237,7 +237,7 @@ int cmd_hist(int argc, char **argv)
     else if (o.plot && args.ninputs > 1 && o.plot[strlen(o.plot) - 1] != '/')
         bad = "--plot with several inputs needs a directory (--plot DIR/)";
     if (bad) {
-        free(args.inputs);
+        cli_args_free(&args);
         return cli_usage_error("%s", bad);
     }
     if (o.channel == INT_MIN)
@@ -250,18 +250,18 @@ int cmd_hist(int argc, char **argv)
     int status;
     gvis_ctx *ctx = cli_context(&status);
     if (!ctx) {
-        free(args.inputs);
+        cli_args_free(&args);
         return status;
     }
     if (o.plot && o.plot[strlen(o.plot) - 1] == '/' && gvis_mkdir_p(o.plot) != GVIS_OK) {
         cli_error("%s", gvis_errmsg());
         cli_finish(ctx, t0);
-        free(args.inputs);
+        cli_args_free(&args);
         return EXIT_RUNTIME;
     }
     const char *ext = o.equalize ? NULL : (o.json || (args.format && strcmp(args.format, "json") == 0)) ? "json" : "csv";
     status = cli_run_batch(&cmd, &args, ctx, hist_one, &o, ext);
     cli_finish(ctx, t0);
-    free(args.inputs);
+    cli_args_free(&args);
     return status;
 }

@@ -66,7 +66,7 @@ int cmd_info(int argc, char **argv)
         return rc;
     int ninputs = args.ninputs;
     const char *out = args.output ? args.output : "-"; /* -o FILE was ignored (issue 13 item 5) */
-    free(args.inputs);
+    cli_args_free(&args);
     if (ninputs > 0)
         return cli_usage_error("takes no inputs");
     int n = 0;

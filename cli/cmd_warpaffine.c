@@ -302,7 +302,7 @@ int cmd_warpaffine(int argc, char **argv)
     if (rc >= 0)
         return rc;
     rc = warp_main(&o, &cmd, &args, t0);
-    free(args.inputs);
+    cli_args_free(&args);
     return rc;
 }
 

@@ -459,7 +459,7 @@ int cmd_yolo_decode(int argc, char **argv)
     if (rc >= 0)
         return rc;
     if ((rc = check_opts(&o, &args)) >= 0) {
-        free(args.inputs);
+        cli_args_free(&args);
         return rc;
     }
     o.format = args.format;
@@ -467,14 +467,14 @@ int cmd_yolo_decode(int argc, char **argv)
         double fwd[6];
         if (gvis_matrix_read(o.matrix_path, fwd, o.inv)) {
             cli_error("'%s': %s", o.matrix_path, gvis_errmsg());
-            free(args.inputs);
+            cli_args_free(&args);
             return EXIT_RUNTIME;
         }
         o.have_matrix = 1;
     }
     if (o.names_path && (rc = load_names(&o)) != EXIT_OK) {
         free_names(&o);
-        free(args.inputs);
+        cli_args_free(&args);
         return rc;
     }
     o.many = args.ninputs > 1 && (!args.output || strcmp(args.output, "-") == 0);
@@ -482,7 +482,7 @@ int cmd_yolo_decode(int argc, char **argv)
     gvis_ctx *ctx = cli_context(&status);
     if (!ctx) {
         free_names(&o);
-        free(args.inputs);
+        cli_args_free(&args);
         return status;
     }
     enum out_kind k = output_kind(&o, NULL);
@@ -510,6 +510,6 @@ int cmd_yolo_decode(int argc, char **argv)
     gvis_buf_free(&br);
     cli_finish(ctx, t0);
     free_names(&o);
-    free(args.inputs);
+    cli_args_free(&args);
     return status;
 }

@@ -532,16 +532,14 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli_args 
         if (rc || help) {
             if (help)
                 cli_usage(cmd, 1);
-            free(args->inputs);
-            args->inputs = NULL;
+            cli_args_free(args);
             return rc;
         }
     }
     if (cmd->max_inputs == 0) {
         int rc = cli_expand_inputs(args);
         if (rc >= 0) {
-            free(args->inputs);
-            args->inputs = NULL;
+            cli_args_free(args);
             return rc;
         }
     }
@@ -553,8 +551,7 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli_args 
     else if (args->output && !*args->output)
         problem = "-o needs a file name";
     if (problem) {
-        free(args->inputs);
-        args->inputs = NULL;
+        cli_args_free(args);
         return cli_usage_error("%s", problem);
     }
     return -1;
