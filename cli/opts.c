@@ -10,7 +10,7 @@
 
 #include "cli.h"
 
-struct global_opts g_opts = {"auto", 0, 1, 0, 0, 0, 0, 0, 0, 0};
+struct global_opts g_opts = {"auto", 0, 1, 0, 0, 0, 0, 0, 0, 0, GVIS_JPEG_CODEC_AUTO};
 const char *g_cmd = NULL;
 
 const char *cli_command_summary(const char *name); /* main.c */
@@ -298,6 +298,22 @@ static int parse_shard(const char *v, void *dst, char *err, size_t errlen)
     return 0;
 }
 
+static int parse_jpeg_codec(const char *v, void *dst, char *err, size_t errlen)
+{
+    int *c = dst;
+    if (strcmp(v, "auto") == 0)
+        *c = GVIS_JPEG_CODEC_AUTO;
+    else if (strcmp(v, "cpu") == 0)
+        *c = GVIS_JPEG_CODEC_CPU;
+    else if (strcmp(v, "nvjpeg") == 0 || strcmp(v, "gpu") == 0)
+        *c = GVIS_JPEG_CODEC_NVJPEG;
+    else {
+        snprintf(err, errlen, "bad JPEG codec '%s' (auto, cpu or nvjpeg)", v);
+        return -1;
+    }
+    return 0;
+}
+
 /* The flags that take no value; "timing" takes an optional one after '='. */
 static const struct opt global_table[] = {
     {"device", 0, OPT_CUSTOM, &g_opts.device, parse_device, "DEV", "auto, cpu, cuda or cuda:N (default auto)"},
@@ -310,6 +326,8 @@ static const struct opt global_table[] = {
     {"jobs", 'j', OPT_CUSTOM, &g_opts.jobs, parse_jobs, "N", "files processed at once (default: all cores)"},
     {"shard", 0, OPT_CUSTOM, &g_opts.shard_k, parse_shard, "K/N", "only the K-th of N interleaved slices of the sorted inputs"},
     {"fail-fast", 0, OPT_FLAG, &g_opts.fail_fast, NULL, NULL, "stop at the first file that fails"},
+    {"jpeg-codec", 0, OPT_CUSTOM, &g_opts.jpeg_codec, parse_jpeg_codec, "C",
+     "JPEG on a CUDA device: auto (nvJPEG where it loads), cpu or nvjpeg"},
     OPT_END,
 };
 
@@ -623,6 +641,11 @@ gvis_ctx *cli_context(int *status)
         io.no_autorotate = cur_args->no_autorotate;
         io.page = cur_args->page;
     }
+    io.jpeg_codec = g_opts.jpeg_codec;
+    if (io.jpeg_codec == GVIS_JPEG_CODEC_NVJPEG && strcmp(g_opts.device, "cpu") == 0) {
+        *status = cli_usage_error("--jpeg-codec nvjpeg runs on a CUDA device: it cannot go with --device cpu");
+        return NULL;
+    }
     gvis_ctx *ctx = NULL;
     int rc = gvis_ctx_create(&ctx, g_opts.device, g_opts.repeat, &io, log_to_stderr, NULL);
     if (rc) {
@@ -631,6 +654,10 @@ gvis_ctx *cli_context(int *status)
         return NULL;
     }
     cli_info("device %s", gvis_ctx_device_name(ctx));
+    gvis_jpeg_counts j;
+    gvis_ctx_jpeg_counts(ctx, &j);
+    if (j.nvjpeg)
+        cli_info("JPEG through nvJPEG on the device (libjpeg-turbo for what its engines refuse)");
     *status = EXIT_OK;
     return ctx;
 }
@@ -659,6 +686,11 @@ void cli_finish(gvis_ctx *ctx, double t0_ms)
                 g_cmd, gvis_ctx_device_name(ctx), t->load_ms, t->upload_ms, t->compute_ms, t->repeat, t->download_ms,
                 t->save_ms, total);
     }
+    gvis_jpeg_counts j;
+    gvis_jpeg_counts_total(&j);
+    if (j.nvjpeg && g_opts.verbose && !g_opts.quiet)
+        cli_info("JPEG: %ld decoded by nvJPEG, %ld by libjpeg-turbo; %ld encoded by nvJPEG, %ld by libjpeg-turbo",
+                 j.gpu_decoded, j.cpu_decoded, j.gpu_encoded, j.cpu_encoded);
     gvis_ctx_free(ctx);
 }
 

@@ -154,6 +154,11 @@ int gvis_ctx_create(gvis_ctx **out, const char *device, int repeat, const gvis_i
 #endif
         }
     }
+    rc = gvis_nvj_open(c);
+    if (rc) {
+        gvis_ctx_free(c);
+        return rc;
+    }
     *out = c;
     return GVIS_OK;
 }
@@ -162,6 +167,7 @@ void gvis_ctx_free(gvis_ctx *ctx)
 {
     if (!ctx)
         return;
+    gvis_nvj_close(ctx);
 #ifdef GVIS_HAVE_CUDA
     if (ctx->job)
         gvis_cu_job_destroy(ctx->job);
@@ -201,7 +207,7 @@ int gvis_load(gvis_ctx *ctx, const char *path, gvis_image *img)
         limit += (size_t)2 << 20;
     int rc = gvis_read_input(path, GVIS_IN_IMAGE, limit, ctx->io.max_pixels, &b);
     if (!rc)
-        rc = gvis_image_decode(b.data, b.len, &ctx->io, img);
+        rc = gvis_ctx_decode(ctx, b.data, b.len, img);
     if (!rc)
         ctx->in_format = gvis_sniff_format(b.data, b.len);
     gvis_buf_free(&b);
@@ -217,17 +223,17 @@ int gvis_save(gvis_ctx *ctx, const char *path, gvis_format fmt, const gvis_image
     gvis_buf b = {0};
     int rc;
     if (fmt) {
-        rc = gvis_image_encode(img, fmt, &ctx->io, &b);
+        rc = gvis_ctx_encode(ctx, img, fmt, &b);
     } else {
         /* "-", /dev/stdout, a name with no known extension: the input's format, else the
          * one natural for the samples (issue 12 item 2) */
         gvis_format natural = img->type == GVIS_F32 ? (img->channels == 2 || img->channels == 4 ? GVIS_FMT_NPY : GVIS_FMT_PFM)
                                                     : GVIS_FMT_PNG;
         fmt = ctx->in_format ? ctx->in_format : natural;
-        rc = gvis_image_encode(img, fmt, &ctx->io, &b);
+        rc = gvis_ctx_encode(ctx, img, fmt, &b);
         if (rc == GVIS_E_FORMAT && fmt != natural) {
             fmt = natural;
-            rc = gvis_image_encode(img, fmt, &ctx->io, &b);
+            rc = gvis_ctx_encode(ctx, img, fmt, &b);
         }
         if (!rc)
             gvis_log(ctx, GVIS_LOG_INFO, "'%s': no format from the name; writing %s%s", path, gvis_format_name(fmt),
@@ -238,6 +244,34 @@ int gvis_save(gvis_ctx *ctx, const char *path, gvis_format fmt, const gvis_image
     gvis_buf_free(&b);
     ctx->timing.save_ms += gvis_now_ms() - t0;
     return rc;
+}
+
+int gvis_ctx_decode(gvis_ctx *ctx, const uint8_t *data, size_t len, gvis_image *img)
+{
+    if (ctx->nvj && gvis_sniff_format(data, len) == GVIS_FMT_JPEG) {
+        int rc = gvis_nvj_decode(ctx, data, len, img);
+        if (rc != GVIS_NVJ_DECLINED)
+            return rc;
+        rc = gvis_image_decode(data, len, &ctx->io, img);
+        if (!rc)
+            gvis_nvj_count_cpu(ctx, 0);
+        return rc;
+    }
+    return gvis_image_decode(data, len, &ctx->io, img);
+}
+
+int gvis_ctx_encode(gvis_ctx *ctx, const gvis_image *img, gvis_format fmt, gvis_buf *b)
+{
+    if (ctx->nvj && fmt == GVIS_FMT_JPEG) {
+        int rc = gvis_nvj_encode(ctx, img, b);
+        if (rc != GVIS_NVJ_DECLINED)
+            return rc;
+        rc = gvis_image_encode(img, fmt, &ctx->io, b);
+        if (!rc)
+            gvis_nvj_count_cpu(ctx, 1);
+        return rc;
+    }
+    return gvis_image_encode(img, fmt, &ctx->io, b);
 }
 
 static int cmp_double(const void *a, const void *b)

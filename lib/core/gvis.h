@@ -142,7 +142,14 @@ typedef struct {
     int png_level;     /* zlib level + 1 (1..10); 0: the default, OpenCV's (level 1, Sub filter, RLE) */
     int lossless;      /* WebP: lossless */
     int page;          /* TIFF: the page (directory) to read, from 0 */
+    int jpeg_codec;    /* GVIS_JPEG_CODEC_*: who decodes and encodes JPEG on a CUDA context */
 } gvis_io_opts;
+
+/* JPEG on a CUDA context (gvis_load / gvis_save): AUTO uses nvJPEG where the library
+ * loads (hardware decode of what its engines take, GPU encode of 8-bit RGB), CPU keeps
+ * libjpeg-turbo, NVJPEG is AUTO that fails the context when nvJPEG or the device is
+ * missing.  A CPU context always uses libjpeg-turbo. */
+enum { GVIS_JPEG_CODEC_AUTO = 0, GVIS_JPEG_CODEC_CPU = 1, GVIS_JPEG_CODEC_NVJPEG = 2 };
 
 /* The library that reads (write 0) or writes (write 1) format f in this build: "libpng 1.6.39",
  * "stb_image", "gvis" ...; NULL when this build cannot. */
@@ -273,6 +280,22 @@ void gvis_log(gvis_ctx *ctx, int level, const char *fmt, ...)
  * load_ms / save_ms.  gvis_save picks the format from the path unless fmt is given. */
 int gvis_load(gvis_ctx *ctx, const char *path, gvis_image *img);
 int gvis_save(gvis_ctx *ctx, const char *path, gvis_format fmt, const gvis_image *img);
+/* The codec steps behind them, for callers that hold the bytes (a pipeline stage): data
+ * decoded as gvis_image_decode does, and img encoded into b (appended) as
+ * gvis_image_encode does, by nvJPEG where the context uses it (lib/io/nvjpeg_io.c). */
+int gvis_ctx_decode(gvis_ctx *ctx, const uint8_t *data, size_t len, gvis_image *img);
+int gvis_ctx_encode(gvis_ctx *ctx, const gvis_image *img, gvis_format fmt, gvis_buf *b);
+/* What the context's JPEG went through so far. */
+typedef struct {
+    long nvjpeg;             /* 1 when the context uses nvJPEG */
+    long gpu_decoded;        /* JPEGs decoded by nvJPEG's hardware backend */
+    long cpu_decoded;        /* JPEGs decoded by libjpeg-turbo on a context that uses nvJPEG */
+    long gpu_encoded;        /* JPEGs encoded by nvJPEG */
+    long cpu_encoded;        /* JPEGs encoded by libjpeg-turbo on a context that uses nvJPEG */
+} gvis_jpeg_counts;
+void gvis_ctx_jpeg_counts(const gvis_ctx *ctx, gvis_jpeg_counts *n);
+/* The same summed over every context of the process (nvjpeg: 1 when one used nvJPEG). */
+void gvis_jpeg_counts_total(gvis_jpeg_counts *n);
 /* Monotonic milliseconds. */
 double gvis_now_ms(void);
 

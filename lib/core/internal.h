@@ -22,7 +22,19 @@ struct gvis_ctx {
 #ifdef GVIS_HAVE_CUDA
     gvis_cu_job *job;  /* created with the context when on_cuda */
 #endif
+    struct gvis_nvj_ctx *nvj; /* nvJPEG handles and counts; NULL: JPEG on the CPU (lib/io/nvjpeg_io.c) */
 };
+
+/* lib/io/nvjpeg_io.c: the context's JPEG codec.  gvis_nvj_open decides at context
+ * creation (GVIS_E_DEVICE for --jpeg-codec nvjpeg without nvJPEG or a CUDA context);
+ * the handles are made on first use, in the thread that uses the context. */
+int gvis_nvj_open(gvis_ctx *ctx);
+void gvis_nvj_close(gvis_ctx *ctx);
+/* GVIS_OK, an error, or GVIS_NVJ_DECLINED: not for nvJPEG, use the CPU codec. */
+#define GVIS_NVJ_DECLINED (-1)
+int gvis_nvj_decode(gvis_ctx *ctx, const uint8_t *data, size_t len, gvis_image *img);
+int gvis_nvj_encode(gvis_ctx *ctx, const gvis_image *img, gvis_buf *b);
+void gvis_nvj_count_cpu(gvis_ctx *ctx, int encode);
 
 /* Adds the n bytes at p to GVIS_COUNT_REPLICAS interleaved 256-bin histograms
  * h[0 .. 256 * GVIS_COUNT_REPLICAS) (summed by the caller): repeated values then do not

@@ -37,6 +37,13 @@ const char *gvis_png_version(void);
 int gvis_jpeg_decode(const uint8_t *d, size_t len, const gvis_io_opts *o, gvis_image *img);
 int gvis_jpeg_encode(const gvis_image *img, const gvis_io_opts *o, gvis_buf *b);
 const char *gvis_jpeg_version(void);
+/* jpeg.c: the size check and the metadata of gvis_jpeg_decode, no pixels (for nvJPEG). */
+int gvis_jpeg_read_header(const uint8_t *d, size_t len, const gvis_io_opts *o, gvis_image *img);
+/* jpeg_meta.c: the file libjpeg-turbo writes with img's metadata, from a JPEG stream s of
+ * another encoder (nvJPEG): SOI, a JFIF APP0 with the resolution, the EXIF APP1 and the
+ * ICC APP2 chunks that gvis_jpeg_encode writes (gvis_meta_to_write's rules), then s
+ * after its SOI and any JFIF APP0.  Appends to b. */
+int gvis_jpeg_splice_meta(const uint8_t *s, size_t n, const gvis_meta *m, gvis_buf *b);
 int gvis_tiff_decode(const uint8_t *d, size_t len, const gvis_io_opts *o, gvis_image *img);
 int gvis_tiff_encode(const gvis_image *img, const gvis_io_opts *o, gvis_buf *b);
 const char *gvis_tiff_version(void);
@@ -75,6 +82,8 @@ int gvis_exif_orientation(const uint8_t *p, size_t n, size_t *at);
 /* Turns img's pixels upright by its meta->orientation (2..8) unless o->no_autorotate,
  * then records orientation 1 in the meta and its EXIF block. */
 int gvis_apply_orientation(gvis_image *img, const gvis_io_opts *o);
+/* The meta side of that: resolutions swapped for 5..8, orientation 1 in m and its EXIF. */
+void gvis_meta_mark_upright(gvis_meta *m);
 /* The metadata an encoder writes: NULL when there is none or o->strip. */
 const gvis_meta *gvis_meta_to_write(const gvis_image *img, const gvis_io_opts *o);
 

@@ -151,7 +151,13 @@ int gvis_apply_orientation(gvis_image *img, const gvis_io_opts *o)
     img->height = dst.height;
     img->stride = dst.stride;
     img->data = dst.data;
-    if (swap) {
+    gvis_meta_mark_upright(m);
+    return GVIS_OK;
+}
+
+void gvis_meta_mark_upright(gvis_meta *m)
+{
+    if (m->orientation >= 5 && m->orientation <= 8) {
         double t = m->xres;
         m->xres = m->yres;
         m->yres = t;
@@ -163,5 +169,4 @@ int gvis_apply_orientation(gvis_image *img, const gvis_io_opts *o)
         m->exif[at] = be ? 0 : 1;
         m->exif[at + 1] = be ? 1 : 0;
     }
-    return GVIS_OK;
 }

@@ -151,6 +151,40 @@ int gvis_jpeg_decode(const uint8_t *d, size_t len, const gvis_io_opts *o, gvis_i
     return rc;
 }
 
+/* The header alone, for a decoder that is not libjpeg (nvJPEG): the size checked as
+ * gvis_jpeg_decode checks it and the metadata read as it reads it, no pixel decoded. */
+int gvis_jpeg_read_header(const uint8_t *d, size_t len, const gvis_io_opts *o, gvis_image *img)
+{
+    struct jpeg_decompress_struct c;
+    struct jpeg_io io;
+    memset(&io, 0, sizeof io);
+    img->meta = NULL;
+    c.err = jpeg_std_error(&io.err);
+    io.err.error_exit = on_error;
+    io.err.emit_message = on_message;
+    if (setjmp(io.jmp)) {
+        int rc = gvis_error(GVIS_E_FORMAT, "corrupt or truncated JPEG (%s)", io.msg);
+        jpeg_destroy_decompress(&c);
+        gvis_meta_free(img->meta);
+        img->meta = NULL;
+        return rc;
+    }
+    jpeg_create_decompress(&c);
+    jpeg_mem_src(&c, d, (unsigned long)len);
+    jpeg_save_markers(&c, JPEG_APP0 + 1, 0xffff);
+    jpeg_save_markers(&c, JPEG_APP0 + 2, 0xffff);
+    jpeg_read_header(&c, TRUE);
+    int rc = gvis_check_size(c.image_width, c.image_height, o);
+    if (!rc)
+        rc = read_meta(&c, img);
+    jpeg_destroy_decompress(&c);
+    if (rc) {
+        gvis_meta_free(img->meta);
+        img->meta = NULL;
+    }
+    return rc;
+}
+
 /* ---- writing: quality 95 and 4:2:0 by default, as cv2.imwrite ---- */
 
 #define CHUNK 65536

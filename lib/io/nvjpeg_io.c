@@ -1,0 +1,335 @@
+/* JPEG through nvJPEG on a CUDA context: the seam between gvis_load / gvis_save (and
+ * gvis_ctx_decode / gvis_ctx_encode) and cuda/io.  Each context (one per batch worker)
+ * holds its own hardware decoder and encoder, made on first use on the context's stream
+ * and reused for every file, so that N workers keep N decodes in flight on the engines.
+ *
+ * Decode: the marker walk and nvjpegDecodeBatchedSupported pick the files for the
+ * engines (8-bit baseline Huffman YCbCr, 3 components, a whole file); libjpeg-turbo
+ * reads the header (size limit, EXIF, ICC, resolution: the CPU codec's own code), the
+ * engines write RGB into device memory, the EXIF orientation is applied there, and the
+ * upright image comes back to the host (the round trip the batch pipeline's stages may
+ * later skip).  Anything else, and any file nvJPEG fails on, goes to libjpeg-turbo,
+ * which decodes it or reports it as it always does.
+ * Encode: 8-bit RGB is uploaded and encoded by nvJPEG at the CPU path's quality and
+ * 4:2:0 sampling; gvis_jpeg_splice_meta puts the CPU writer's markers around it. */
+#include "codec.h"
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvjpeg_codec.h"
+
+struct gvis_nvj_ctx {
+    int forced; /* --jpeg-codec nvjpeg: a missing piece is an error, not a quiet fallback */
+    long gpu_dec, cpu_dec, gpu_enc, cpu_enc;
+    const gvis_nvjpeg_lib *lib;
+    gvis_nvjpeg_dec *dec;
+    gvis_nvjpeg_enc *enc;
+    int dec_failed, enc_failed;
+};
+
+/* the process's totals, over every context (a batch has one per worker) */
+static gvis_jpeg_counts total;
+
+static void count(long *mine, long *all)
+{
+    (*mine)++;
+    __atomic_add_fetch(all, 1, __ATOMIC_RELAXED);
+}
+
+void gvis_jpeg_counts_total(gvis_jpeg_counts *n)
+{
+    n->nvjpeg = __atomic_load_n(&total.nvjpeg, __ATOMIC_RELAXED);
+    n->gpu_decoded = __atomic_load_n(&total.gpu_decoded, __ATOMIC_RELAXED);
+    n->cpu_decoded = __atomic_load_n(&total.cpu_decoded, __ATOMIC_RELAXED);
+    n->gpu_encoded = __atomic_load_n(&total.gpu_encoded, __ATOMIC_RELAXED);
+    n->cpu_encoded = __atomic_load_n(&total.cpu_encoded, __ATOMIC_RELAXED);
+}
+
+void gvis_ctx_jpeg_counts(const gvis_ctx *ctx, gvis_jpeg_counts *n)
+{
+    memset(n, 0, sizeof *n);
+    if (!ctx || !ctx->nvj)
+        return;
+    n->nvjpeg = 1;
+    n->gpu_decoded = ctx->nvj->gpu_dec;
+    n->cpu_decoded = ctx->nvj->cpu_dec;
+    n->gpu_encoded = ctx->nvj->gpu_enc;
+    n->cpu_encoded = ctx->nvj->cpu_enc;
+}
+
+void gvis_nvj_count_cpu(gvis_ctx *ctx, int encode)
+{
+    if (ctx->nvj) {
+        if (encode)
+            count(&ctx->nvj->cpu_enc, &total.cpu_encoded);
+        else
+            count(&ctx->nvj->cpu_dec, &total.cpu_decoded);
+    }
+}
+
+#ifndef GVIS_HAVE_CUDA
+
+int gvis_nvj_open(gvis_ctx *ctx)
+{
+    ctx->nvj = NULL;
+    if (ctx->io.jpeg_codec == GVIS_JPEG_CODEC_NVJPEG)
+        return gvis_error(GVIS_E_DEVICE, "--jpeg-codec nvjpeg: this gvis was built without CUDA");
+    return GVIS_OK;
+}
+void gvis_nvj_close(gvis_ctx *ctx) { (void)ctx; }
+int gvis_nvj_decode(gvis_ctx *ctx, const uint8_t *data, size_t len, gvis_image *img)
+{
+    (void)ctx, (void)data, (void)len, (void)img;
+    return GVIS_NVJ_DECLINED;
+}
+int gvis_nvj_encode(gvis_ctx *ctx, const gvis_image *img, gvis_buf *b)
+{
+    (void)ctx, (void)img, (void)b;
+    return GVIS_NVJ_DECLINED;
+}
+
+#else
+#include "jpeg_orient.h"
+
+/* device buffer slots of the context's job (cuda/core): operations use the low ones */
+enum { SLOT_STORED = 14, SLOT_UPRIGHT = 15 };
+
+static void once(gvis_ctx *ctx, int level, int *flag, const char *msg, const char *why)
+{
+    if (!__atomic_exchange_n(flag, 1, __ATOMIC_RELAXED))
+        gvis_log(ctx, level, "%s (%s)", msg, why);
+}
+
+int gvis_nvj_open(gvis_ctx *ctx)
+{
+    static int said;
+    ctx->nvj = NULL;
+    int forced = ctx->io.jpeg_codec == GVIS_JPEG_CODEC_NVJPEG;
+    if (ctx->io.jpeg_codec == GVIS_JPEG_CODEC_CPU)
+        return GVIS_OK;
+    if (!ctx->on_cuda) {
+        if (!forced)
+            return GVIS_OK;
+        char why[256] = "";
+        int n = 0;
+        gvis_cuda_devices(&n, why, sizeof why);
+        return gvis_error(GVIS_E_DEVICE, "--jpeg-codec nvjpeg needs a CUDA device, and this run has none (%s)",
+                          ctx->want == 1 ? "--device cpu" : n ? "the device is unusable" : why);
+    }
+    char why[512] = "";
+    const gvis_nvjpeg_lib *lib = gvis_nvjpeg(why, sizeof why);
+    if (!lib) {
+        if (forced)
+            return gvis_error(GVIS_E_DEVICE, "--jpeg-codec nvjpeg: nvJPEG is unavailable: %s", why);
+        once(ctx, GVIS_LOG_INFO, &said, "JPEG through libjpeg-turbo: nvJPEG is unavailable", why);
+        return GVIS_OK;
+    }
+    struct gvis_nvj_ctx *n = calloc(1, sizeof *n);
+    if (!n)
+        return gvis_error(GVIS_E_NOMEM, "out of memory");
+    n->forced = forced;
+    n->lib = lib;
+    __atomic_store_n(&total.nvjpeg, 1, __ATOMIC_RELAXED);
+    ctx->nvj = n;
+    return GVIS_OK;
+}
+
+void gvis_nvj_close(gvis_ctx *ctx)
+{
+    struct gvis_nvj_ctx *n = ctx->nvj;
+    if (!n)
+        return;
+    if (n->dec || n->enc)
+        gvis_cu_sync(ctx->job);
+    gvis_nvjpeg_dec_destroy(n->dec);
+    gvis_nvjpeg_enc_destroy(n->enc);
+    free(n);
+    ctx->nvj = NULL;
+}
+
+/* A whole file: an EOI after the first scan's header, within the last 64 KiB (a file cut
+ * short loses it; a camera's trailer after it is let pass).  A truncated file goes to
+ * libjpeg-turbo, which refuses it with its usual message, where the engines might fill
+ * the missing blocks quietly. */
+static int whole_file(const uint8_t *d, size_t len)
+{
+    size_t at = 2, sos = 0;
+    while (at + 4 <= len && d[at] == 0xff) {
+        if (d[at + 1] == 0xff) {
+            at++;
+            continue;
+        }
+        if (d[at + 1] == 0xda) {
+            sos = at;
+            break;
+        }
+        at += 2 + ((size_t)d[at + 2] << 8 | d[at + 3]);
+    }
+    if (!sos)
+        return 0;
+    size_t from = len > ((size_t)64 << 10) ? len - ((size_t)64 << 10) : 0;
+    if (from < sos + 4)
+        from = sos + 4;
+    for (size_t i = len; i-- > from + 1;)
+        if (d[i] == 0xd9 && d[i - 1] == 0xff)
+            return 1;
+    return 0;
+}
+
+/* A device failure: an error under --jpeg-codec nvjpeg, else the CPU with a warning. */
+static int device_failure(gvis_ctx *ctx, const char *what, const char *why)
+{
+    if (ctx->nvj->forced)
+        return gvis_error(GVIS_E_DEVICE, "nvJPEG %s: %s", what, why);
+    gvis_log(ctx, GVIS_LOG_WARN, "nvJPEG %s failed (%s); using libjpeg-turbo", what, why);
+    return GVIS_NVJ_DECLINED;
+}
+
+int gvis_nvj_decode(gvis_ctx *ctx, const uint8_t *data, size_t len, gvis_image *img)
+{
+    static int said;
+    struct gvis_nvj_ctx *n = ctx->nvj;
+    img->data = NULL;
+    img->meta = NULL;
+    if (!n->dec) {
+        if (n->dec_failed)
+            return GVIS_NVJ_DECLINED;
+        char why[256] = "";
+        gvis_nvjpeg_dec *dec;
+        if (gvis_nvjpeg_dec_create(n->lib, 1, gvis_cu_job_stream(ctx->job), &dec, why,
+                                   sizeof why)) {
+            n->dec_failed = 1;
+            if (n->forced)
+                return gvis_error(GVIS_E_DEVICE, "--jpeg-codec nvjpeg: %s (use --jpeg-codec auto or cpu)", why);
+            once(ctx, GVIS_LOG_INFO, &said, "JPEG decoded by libjpeg-turbo", why);
+            return GVIS_NVJ_DECLINED;
+        }
+        n->dec = dec;
+    }
+    gvis_nvjpeg_dec *dec = n->dec;
+    gvis_jpeg_info info;
+    if (!whole_file(data, len) || !gvis_nvjpeg_dec_supported(dec, data, len, &info))
+        return GVIS_NVJ_DECLINED;
+#ifdef GVIS_HAVE_JPEG
+    /* the size limit and the metadata, by the CPU codec's own code; a header it refuses
+     * goes to it whole, for its usual message */
+    if (gvis_jpeg_read_header(data, len, &ctx->io, img))
+        return GVIS_NVJ_DECLINED;
+#else
+    if (gvis_check_size((size_t)info.width, (size_t)info.height, &ctx->io))
+        return GVIS_NVJ_DECLINED;
+#endif
+    gvis_meta *meta = img->meta;
+    img->meta = NULL;
+    int sw = info.width, sh = info.height, w = sw, h = sh;
+    int orient = meta && !ctx->io.no_autorotate && meta->orientation >= 2 && meta->orientation <= 8
+                     ? meta->orientation : 1;
+    gvis_orient_size(orient, sw, sh, &w, &h);
+    void *d_src = NULL, *d_up = NULL;
+    size_t sp = 0, up = 0;
+    int err = gvis_cu_buffer2d(ctx->job, SLOT_STORED, (size_t)sw * 3, (size_t)sh, &d_src, &sp);
+    if (!err && orient != 1)
+        err = gvis_cu_buffer2d(ctx->job, SLOT_UPRIGHT, (size_t)w * 3, (size_t)h, &d_up, &up);
+    int rc = gvis_image_alloc(img, w, h, 3, GVIS_U8, 0);
+    if (rc) {
+        gvis_meta_free(meta);
+        return rc;
+    }
+    if (err) {
+        rc = device_failure(ctx, "decode", gvis_cu_strerror(err));
+        goto fail;
+    }
+    const uint8_t *const pdata[1] = {data};
+    unsigned char *const pdst[1] = {(unsigned char *)d_src};
+    int status = GVIS_NVJPEG_FAILED;
+    if (gvis_nvjpeg_dec_batch(dec, 1, pdata, &len, pdst, &sp, &status)) {
+        rc = device_failure(ctx, "decode", gvis_nvjpeg_dec_error(dec));
+        goto fail;
+    }
+    if (orient != 1)
+        err = gvis_cu_orient((const unsigned char *)d_src, sp, sw, sh, 3, orient, (unsigned char *)d_up, up,
+                             gvis_cu_job_stream(ctx->job));
+    if (!err)
+        err = gvis_cu_sync(ctx->job);
+    if (err) {
+        rc = device_failure(ctx, "decode", gvis_cu_strerror(err));
+        goto fail;
+    }
+    if (status != GVIS_NVJPEG_DECODED) { /* libjpeg-turbo decides: a bad file, or one the engines balk at */
+        rc = GVIS_NVJ_DECLINED;
+        goto fail;
+    }
+    err = gvis_cu_download2d(ctx->job, img->data, img->stride, orient != 1 ? d_up : d_src, orient != 1 ? up : sp,
+                             (size_t)w * 3, (size_t)h);
+    if (!err)
+        err = gvis_cu_sync(ctx->job);
+    if (err) {
+        rc = device_failure(ctx, "decode", gvis_cu_strerror(err));
+        goto fail;
+    }
+    if (meta && orient != 1)
+        gvis_meta_mark_upright(meta);
+    img->meta = meta;
+    count(&n->gpu_dec, &total.gpu_decoded);
+    return GVIS_OK;
+fail:
+    gvis_meta_free(meta);
+    img->meta = NULL;
+    gvis_image_free(img);
+    return rc;
+}
+
+int gvis_nvj_encode(gvis_ctx *ctx, const gvis_image *img, gvis_buf *b)
+{
+    static int said;
+    struct gvis_nvj_ctx *n = ctx->nvj;
+    size_t rows = (size_t)img->width * 3 * (size_t)img->height;
+    /* gray and RGBA, and what the CPU writer refuses for its size, keep the CPU path */
+    if (img->type != GVIS_U8 || img->channels != 3 || img->width > 65500 || img->height > 65500 ||
+        rows > GVIS_ENCODE_MAX)
+        return GVIS_NVJ_DECLINED;
+    if (!n->enc) {
+        if (n->enc_failed)
+            return GVIS_NVJ_DECLINED;
+        char why[256] = "";
+        gvis_nvjpeg_enc *enc;
+        if (gvis_nvjpeg_enc_create(n->lib, gvis_cu_job_stream(ctx->job), &enc, why,
+                                   sizeof why)) {
+            n->enc_failed = 1;
+            if (n->forced)
+                return gvis_error(GVIS_E_DEVICE, "--jpeg-codec nvjpeg: %s (use --jpeg-codec auto or cpu)", why);
+            once(ctx, GVIS_LOG_INFO, &said, "JPEG encoded by libjpeg-turbo", why);
+            return GVIS_NVJ_DECLINED;
+        }
+        n->enc = enc;
+    }
+    gvis_nvjpeg_enc *enc = n->enc;
+    void *d = NULL;
+    size_t pitch = 0;
+    size_t rb = (size_t)img->width * 3;
+    int err = gvis_cu_buffer2d(ctx->job, SLOT_STORED, rb, (size_t)img->height, &d, &pitch);
+    if (!err)
+        err = gvis_cu_upload2d(ctx->job, d, pitch, img->data, img->stride, rb, (size_t)img->height);
+    if (err)
+        return device_failure(ctx, "encode", gvis_cu_strerror(err));
+    unsigned char *out = NULL;
+    size_t out_len = 0;
+    int quality = ctx->io.quality ? ctx->io.quality : 95;
+    if (gvis_nvjpeg_enc_rgb(enc, (const unsigned char *)d, pitch, img->width, img->height, quality, GVIS_NVJ_CSS_420,
+                            &out, &out_len)) {
+        /* nvJPEG refusing this image (a tiny one, say) is the CPU's job; a device fault is not */
+        if ((err = gvis_cu_sync(ctx->job)) != 0)
+            return device_failure(ctx, "encode", gvis_cu_strerror(err));
+        gvis_log(ctx, GVIS_LOG_INFO, "nvJPEG did not encode a %dx%d image (%s); libjpeg-turbo does", img->width,
+                 img->height, gvis_nvjpeg_enc_error(enc));
+        return GVIS_NVJ_DECLINED;
+    }
+    int rc = gvis_jpeg_splice_meta(out, out_len, gvis_meta_to_write(img, &ctx->io), b);
+    free(out);
+    if (!rc)
+        count(&n->gpu_enc, &total.gpu_encoded);
+    return rc;
+}
+#endif
