@@ -176,6 +176,23 @@ static void make_jpeg(int w, int h, int o, int q, gvis_buf *out, gvis_image *src
     CHECK_OK(gvis_image_encode(src, GVIS_FMT_JPEG, &io, out));
 }
 
+/* f without its JFIF segment and with component ids 'R', 'G', 'B': libjpeg-turbo reads
+ * such a file's samples as RGB; it must not reach the engines, which would take them
+ * for YCbCr */
+static void rgb_by_ids(const gvis_buf *f, gvis_buf *out)
+{
+    gvis_buf_append(out, f->data, 2);
+    size_t at = 2;
+    if (f->data[3] == 0xe0)
+        at += 2 + ((size_t)f->data[4] << 8 | f->data[5]);
+    gvis_buf_append(out, f->data + at, f->len - at);
+    for (size_t i = 2; i + 19 < out->len; i++)
+        if (out->data[i] == 0xff && out->data[i + 1] == 0xc0 && out->data[i + 9] == 3) {
+            out->data[i + 10] = 'R', out->data[i + 13] = 'G', out->data[i + 16] = 'B';
+            break;
+        }
+}
+
 static void test_photos(gvis_ctx *nv, gvis_ctx *cpu, gvis_ctx *nv_keep, gvis_ctx *cpu_keep)
 {
     const int sizes[][2] = {{640, 480}, {1001, 777}, {1920, 1080}, {64, 64}, {2000, 67}};
@@ -195,6 +212,12 @@ static void test_photos(gvis_ctx *nv, gvis_ctx *cpu, gvis_ctx *nv_keep, gvis_ctx
             if (o == 6 || o == 3) { /* --no-autorotate: the stored pixels and orientation */
                 snprintf(what, sizeof what, "%dx%d orientation %d kept", sizes[s][0], sizes[s][1], o);
                 both(nv_keep, cpu_keep, f.data, f.len, what);
+            }
+            if (s == 0 && o == 1) {
+                gvis_buf r = {0};
+                rgb_by_ids(&f, &r);
+                CHECK(both(nv, cpu, r.data, r.len, "640x480 RGB by component ids") == 0);
+                gvis_buf_free(&r);
             }
             if (s == 1 && o == 1) { /* cut short: refused by both, with libjpeg-turbo's words */
                 gvis_image a = {0};

@@ -149,25 +149,38 @@ void gvis_nvj_close(gvis_ctx *ctx)
     ctx->nvj = NULL;
 }
 
-/* A whole file: an EOI after the first scan's header, within the last 64 KiB (a file cut
- * short loses it; a camera's trailer after it is let pass).  A truncated file goes to
+/* What the engines may take beyond the marker walk of cuda/io: a whole file, with an EOI
+ * after the first scan's header within the last 64 KiB (a file cut short loses it; a
+ * camera's trailer after it is let pass), so that a truncated file goes to
  * libjpeg-turbo, which refuses it with its usual message, where the engines might fill
- * the missing blocks quietly. */
+ * the missing blocks quietly; and not RGB by its component ids ('R', 'G', 'B' with
+ * neither JFIF nor Adobe marker: libjpeg-turbo keeps such a file's samples as RGB, the
+ * engines would take them for YCbCr). */
 static int whole_file(const uint8_t *d, size_t len)
 {
     size_t at = 2, sos = 0;
+    int jfif = 0, adobe = 0, rgb_ids = 0;
     while (at + 4 <= len && d[at] == 0xff) {
-        if (d[at + 1] == 0xff) {
+        int code = d[at + 1];
+        if (code == 0xff) {
             at++;
             continue;
         }
-        if (d[at + 1] == 0xda) {
+        if (code == 0xda) {
             sos = at;
             break;
         }
-        at += 2 + ((size_t)d[at + 2] << 8 | d[at + 3]);
+        size_t seg = (size_t)d[at + 2] << 8 | d[at + 3];
+        if (code == 0xe0 && seg >= 7 && at + 9 <= len && !memcmp(d + at + 4, "JFIF", 5))
+            jfif = 1;
+        if (code == 0xee && seg >= 7 && at + 9 <= len && !memcmp(d + at + 4, "Adobe", 5))
+            adobe = 1;
+        if (code >= 0xc0 && code <= 0xcf && code != 0xc4 && code != 0xc8 && code != 0xcc && at + 19 <= len &&
+            d[at + 9] == 3)
+            rgb_ids = d[at + 10] == 'R' && d[at + 13] == 'G' && d[at + 16] == 'B';
+        at += 2 + seg;
     }
-    if (!sos)
+    if (!sos || (rgb_ids && !jfif && !adobe))
         return 0;
     size_t from = len > ((size_t)64 << 10) ? len - ((size_t)64 << 10) : 0;
     if (from < sos + 4)
