@@ -6,8 +6,6 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-#include "pipeline.h"
-
 #include "cli.h"
 
 char *cli_output_in_dir(const char *dir, const char *in, const char *ext)
@@ -233,126 +231,28 @@ int cli_expand_inputs(struct cli_args *args)
     return -1;
 }
 
-/* Several files at once (--jobs): one context per worker, messages in input order. */
-struct par_run {
-    const struct cli_args *args;
-    gvis_ctx **ctxs;
-    cli_file_fn fn;
-    void *arg;
-    const char *dir, *ext;
-    char **outs;
-    char **msgs;
-    int status, done_ok, failed, stopped;
-};
-
-static int par_work(void *v, int worker, int i)
-{
-    struct par_run *r = v;
-    const char *in = r->args->inputs[i];
-    const char *out = r->outs[i];
-    int rc;
-    int clash = 0;
-    for (int k = 0; k < r->args->ninputs && !clash; k++)
-        clash = gvis_same_file(out, r->args->inputs[k]) || strcmp(out, r->args->inputs[k]) == 0;
-    if (clash) {
-        rc = gvis_error(GVIS_E_IO, "refusing to write over input file '%s'", out);
-    } else {
-        gvis_outset *set = gvis_outset_begin();
-        rc = set ? r->fn(r->ctxs[worker], in, out, r->arg) : gvis_error(GVIS_E_NOMEM, "out of memory");
-        if (set && !rc)
-            rc = gvis_outset_commit(set);
-        else
-            gvis_outset_abort(set);
-    }
-    if (rc)
-        r->msgs[i] = strdup(gvis_errmsg());
-    return rc;
-}
-
-static int par_done(void *v, int i, int rc)
-{
-    struct par_run *r = v;
-    const char *in = r->args->inputs[i];
-    if (!rc) {
-        cli_info("%s -> %s", in, r->outs[i]);
-        r->done_ok++;
-    } else {
-        r->failed++;
-        if (rc != GVIS_E_INTERRUPTED)
-            cli_error("'%s': %s", in, r->msgs[i] ? r->msgs[i] : "failed");
-        int s = cli_exit_status(rc);
-        if (s > r->status)
-            r->status = s;
-    }
-    free(r->msgs[i]);
-    r->msgs[i] = NULL;
-    free(r->outs[i]);
-    r->outs[i] = NULL;
-    if (rc && (rc == GVIS_E_INTERRUPTED || g_opts.fail_fast)) {
-        r->stopped = 1;
-        return 1;
-    }
-    return 0;
-}
-
-static int run_parallel(const struct cli_args *args, gvis_ctx *ctx, cli_file_fn fn, void *arg, const char *dir,
-                        const char *ext, int jobs)
+/* Several files at once (--jobs, --device cuda:all): batch_run.c */
+static int run_parallel(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ctx *ctx, cli_file_fn fn,
+                        void *arg, const char *dir, const char *ext, int jobs)
 {
     int n = args->ninputs;
-    struct par_run r = {.args = args, .fn = fn, .arg = arg, .dir = dir, .ext = ext};
-    r.ctxs = calloc((size_t)jobs, sizeof *r.ctxs);
-    r.outs = calloc((size_t)n, sizeof *r.outs);
-    r.msgs = calloc((size_t)n, sizeof *r.msgs);
+    char **outs = calloc((size_t)n, sizeof *outs);
     int status = EXIT_OK;
-    if (!r.ctxs || !r.outs || !r.msgs) {
+    if (!outs) {
         cli_error("out of memory");
-        status = EXIT_RUNTIME;
-        goto out;
+        return EXIT_RUNTIME;
     }
     for (int i = 0; i < n; i++)
-        if (!(r.outs[i] = cli_output_in_dir(dir, args->inputs[i], ext))) {
+        if (!(outs[i] = cli_output_in_dir(dir, args->inputs[i], ext))) {
             cli_error("out of memory");
             status = EXIT_RUNTIME;
             goto out;
         }
-    r.ctxs[0] = ctx;
-    int saved_verbose = g_opts.verbose;
-    g_opts.verbose = 0; /* "device ..." once, not per worker */
-    for (int w = 1; w < jobs; w++) {
-        int st;
-        if (!(r.ctxs[w] = cli_context(&st))) {
-            g_opts.verbose = saved_verbose;
-            status = st;
-            goto out;
-        }
-    }
-    g_opts.verbose = saved_verbose;
-    double t0 = gvis_now_ms();
-    int reported = gvis_pipeline_run(n, jobs, 2 * jobs, par_work, par_done, &r);
-    double secs = (gvis_now_ms() - t0) / 1000.0;
-    if (reported < 0) {
-        cli_error("cannot start worker threads");
-        status = EXIT_RUNTIME;
-        goto out;
-    }
-    status = r.status;
-    if (!g_opts.quiet && (g_opts.verbose || r.failed || r.stopped))
-        fprintf(stderr, "gvis %s: %d of %d files done, %d failed, %.2f s, %.1f images/s, %d jobs on %s\n", g_cmd,
-                r.done_ok, n, r.failed, secs, secs > 0 ? r.done_ok / secs : 0.0, jobs, gvis_ctx_device_name(ctx));
+    status = cli_run_jobs(cmd, args, ctx, fn, arg, outs, jobs);
 out:
-    if (r.ctxs)
-        for (int w = 1; w < jobs; w++)
-            if (r.ctxs[w])
-                gvis_ctx_free(r.ctxs[w]);
-    if (r.outs)
-        for (int i = 0; i < n; i++)
-            free(r.outs[i]);
-    if (r.msgs)
-        for (int i = 0; i < n; i++)
-            free(r.msgs[i]);
-    free(r.ctxs);
-    free(r.outs);
-    free(r.msgs);
+    for (int i = 0; i < n; i++)
+        free(outs[i]);
+    free(outs);
     return status;
 }
 
@@ -388,7 +288,7 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
     if (jobs > args->ninputs)
         jobs = args->ninputs;
     if (cmd->parallel && to_dir && jobs > 1 && stdin_uses == 0)
-        return run_parallel(args, ctx, fn, arg, o, ext, jobs);
+        return run_parallel(cmd, args, ctx, fn, arg, o, ext, jobs);
     int status = EXIT_OK;
     for (int i = 0; i < args->ninputs; i++) {
         const char *in = args->inputs[i];

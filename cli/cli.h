@@ -87,6 +87,8 @@ void cli_usage(const struct cli_cmd *cmd, int to_stdout);
 
 /* Creates the context from the global options; NULL after reporting an error (*status set). */
 gvis_ctx *cli_context(int *status);
+/* The same on the entry-th device of a --device list (cuda:all, cuda:0,1). */
+gvis_ctx *cli_context_on(int *status, int entry);
 /* Prints --timing output and frees the context. */
 void cli_finish(gvis_ctx *ctx, double t0_ms);
 
@@ -101,6 +103,15 @@ typedef int (*cli_file_fn)(gvis_ctx *ctx, const char *in, const char *out, void 
  * batch goes on.  Returns the exit status (0, 1, or 2 for a usage error). */
 int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ctx *ctx, cli_file_fn fn,
                   void *arg, const char *out_ext);
+/* A subcommand's image operation alone (src -> dst, allocating dst), set before
+ * cli_run_batch: its batches then run staged (reader threads decode, device workers run
+ * op, writer threads encode); without one, the per-file function runs whole on each
+ * worker.  arg is the per-file function's. */
+typedef int (*cli_op_fn)(gvis_ctx *ctx, const gvis_image *src, gvis_image *dst, void *arg);
+void cli_set_image_op(cli_op_fn op);
+/* The files of a batch on several workers (batch_run.c): outs[i] is input i's output. */
+int cli_run_jobs(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ctx *ctx, cli_file_fn fn, void *arg,
+                 char **outs, int jobs);
 /* 1 when the run has several inputs, 0 for one: the one place that decides, so that an
  * output whose shape tells inputs apart (hist's long CSV) keys on the command line, not on
  * what the inputs hold.  Where folders and --list come in (the batch pipeline), they are

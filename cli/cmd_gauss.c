@@ -82,6 +82,16 @@ static int gauss_one(gvis_ctx *ctx, const char *in, const char *out, void *arg)
     return rc;
 }
 
+/* The operation alone, for the staged batch (decode and encode by the pipeline). */
+static int gauss_op(gvis_ctx *ctx, const gvis_image *src, gvis_image *dst, void *arg)
+{
+    struct gauss_opts *o = arg;
+    int rc = gvis_gauss(ctx, src, &o->p, dst);
+    if (!rc && (rc = gvis_image_copy_meta(dst, src)))
+        gvis_image_free(dst);
+    return rc;
+}
+
 int cmd_gauss(int argc, char **argv)
 {
     double t0 = gvis_now_ms();
@@ -131,6 +141,7 @@ int cmd_gauss(int argc, char **argv)
         cli_args_free(&args);
         return status;
     }
+    cli_set_image_op(gauss_op);
     status = cli_run_batch(&cmd, &args, ctx, gauss_one, &o, NULL);
     cli_finish(ctx, t0);
     cli_args_free(&args);

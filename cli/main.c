@@ -39,7 +39,8 @@ static void usage(FILE *f)
     fprintf(f, "  %-12s %s\n", "help", "Show the manual page of a subcommand (gvis help SUBCOMMAND)");
     fprintf(f,
             "\nGlobal options (before or after the subcommand):\n"
-            "  --device DEV   auto, cpu, cuda or cuda:N (default auto: the first usable GPU, else the CPU)\n"
+            "  --device DEV   auto, cpu, cuda, cuda:N (default auto: the first usable GPU, else the CPU);\n"
+            "                 cuda:all or cuda:0,1 spread a batch's files over those GPUs\n"
             "  --cpu          same as --device cpu\n"
             "  --timing       stage times on stderr; --timing=json prints one JSON object\n"
             "  --repeat N     run the operation N times and report the median time\n"

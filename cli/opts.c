@@ -189,16 +189,28 @@ static int parse_timing(const char *v, void *dst, char *err, size_t errlen)
 
 static int parse_device(const char *v, void *dst, char *err, size_t errlen)
 {
-    if (strcmp(v, "auto") && strcmp(v, "cpu") && strncmp(v, "cuda", 4)) {
-        snprintf(err, errlen, "bad device '%s' (auto, cpu, cuda or cuda:N)", v);
-        return -1;
-    }
-    if (strncmp(v, "cuda", 4) == 0 && v[4]) {
-        int n;
-        if (v[4] != ':' || parse_int(v + 5, &n) || n < 0) {
-            snprintf(err, errlen, "bad device '%s' (auto, cpu, cuda or cuda:N)", v);
-            return -1;
+    /* the syntax only (the devices are looked up when the context is made) */
+    int ok = !strcmp(v, "auto") || !strcmp(v, "cpu") || !strcmp(v, "cuda") || !strcmp(v, "cuda:all");
+    if (!ok && strncmp(v, "cuda:", 5) == 0) {
+        const char *p = v + 5;
+        int count = 0;
+        for (ok = 1; ok;) {
+            char *end;
+            if (*p < '0' || *p > '9')
+                ok = 0;
+            else if (strtol(p, &end, 10) >= 1024 || ++count > GVIS_MAX_DEVICE_LIST)
+                ok = 0;
+            else if (*end == ',')
+                p = end + 1;
+            else if (*end)
+                ok = 0;
+            else
+                break;
         }
+    }
+    if (!ok) {
+        snprintf(err, errlen, "bad device '%s' (auto, cpu, cuda, cuda:N, cuda:all or a list cuda:N,M,...)", v);
+        return -1;
     }
     *(const char **)dst = v;
     return 0;
@@ -316,7 +328,7 @@ static int parse_jpeg_codec(const char *v, void *dst, char *err, size_t errlen)
 
 /* The flags that take no value; "timing" takes an optional one after '='. */
 static const struct opt global_table[] = {
-    {"device", 0, OPT_CUSTOM, &g_opts.device, parse_device, "DEV", "auto, cpu, cuda or cuda:N (default auto)"},
+    {"device", 0, OPT_CUSTOM, &g_opts.device, parse_device, "DEV", "auto, cpu, cuda, cuda:N, cuda:all or cuda:N,M,... (default auto)"},
     {"cpu", 0, OPT_CUSTOM, &g_opts.device, parse_cpu, NULL, "same as --device cpu"},
     {"timing", 0, OPT_CUSTOM, &g_opts.timing, parse_timing, NULL, "stage times on stderr (--timing=json: one JSON object)"},
     {"repeat", 0, OPT_CUSTOM, &g_opts.repeat, parse_repeat, "N", "run the operation N times; report the median"},
@@ -629,7 +641,9 @@ static void log_to_stderr(void *user, int level, const char *msg)
         cli_info("%s", msg);
 }
 
-gvis_ctx *cli_context(int *status)
+gvis_ctx *cli_context(int *status) { return cli_context_on(status, 0); }
+
+gvis_ctx *cli_context_on(int *status, int entry)
 {
     gvis_io_opts io = {.max_pixels = 0};
     io.max_pixels = (size_t)g_opts.max_pixels;
@@ -647,7 +661,7 @@ gvis_ctx *cli_context(int *status)
         return NULL;
     }
     gvis_ctx *ctx = NULL;
-    int rc = gvis_ctx_create(&ctx, g_opts.device, g_opts.repeat, &io, log_to_stderr, NULL);
+    int rc = gvis_ctx_create_on(&ctx, g_opts.device, entry, g_opts.repeat, &io, log_to_stderr, NULL);
     if (rc) {
         cli_error("%s", gvis_errmsg());
         *status = cli_exit_status(rc);

@@ -31,6 +31,12 @@ void gvis_cu_versions(int *driver, int *runtime);
 typedef struct gvis_cu_job gvis_cu_job;
 
 int gvis_cu_job_create(int device, gvis_cu_job **job);
+/* Makes the job's device the calling thread's current one (a batch worker thread uses
+ * its own job, possibly on another GPU than the thread that made it). */
+int gvis_cu_job_bind(gvis_cu_job *job);
+/* Pinned host memory usable by every device (the batch pipeline's upload slots). */
+int gvis_cu_pinned_alloc(size_t bytes, void **h);
+void gvis_cu_pinned_free(void *h);
 void gvis_cu_job_destroy(gvis_cu_job *job);
 void *gvis_cu_job_stream(gvis_cu_job *job); /* the cudaStream_t */
 /* A device buffer of at least bytes in slot (0..15), reused and grown across calls. */

@@ -168,3 +168,30 @@ extern "C" int gvis_cu_timer_stop(gvis_cu_job *j, float *ms)
         e = cudaEventElapsedTime(ms, j->start, j->stop);
     return (int)e;
 }
+
+extern "C" int gvis_cu_job_bind(gvis_cu_job *j)
+{
+    int cur = -1;
+    cudaError_t e = cudaGetDevice(&cur);
+    if (e == cudaSuccess && cur != j->device)
+        e = cudaSetDevice(j->device);
+    return (int)e;
+}
+
+extern "C" int gvis_cu_pinned_alloc(size_t bytes, void **h)
+{
+    *h = NULL;
+    // portable: a batch slot's buffer is uploaded by whichever GPU's worker takes the item
+    cudaError_t e = cudaHostAlloc(h, bytes ? bytes : 1, cudaHostAllocPortable);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        *h = NULL;
+    }
+    return (int)e;
+}
+
+extern "C" void gvis_cu_pinned_free(void *h)
+{
+    if (h)
+        cudaFreeHost(h);
+}

@@ -75,9 +75,34 @@ int gvis_cuda_device_info(int index, gvis_device_info *info)
 #endif
 }
 
-static int parse_device(const char *spec, int *want, int *index)
+/* The entries of a list "N,N,..." (after "cuda:"); 0 and *n set, or -1 when malformed. */
+static int parse_index_list(const char *s, int *idx, int max, int *n)
 {
-    *index = 0;
+    *n = 0;
+    for (;;) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (v < 0 || v >= 1024 || *n >= max)
+            return -1;
+        idx[(*n)++] = (int)v;
+        if (!*end)
+            return 0;
+        if (*end != ',')
+            return -1;
+        s = end + 1;
+    }
+}
+
+#define BAD_DEVICE "bad device '%s' (auto, cpu, cuda, cuda:N, cuda:all or a list cuda:N,M,...)"
+
+/* want: 0 auto, 1 cpu, 2 cuda; *all for "cuda:all"; idx[0..*n) the listed devices ("cuda"
+ * and "auto": none listed, the first usable one) */
+static int parse_device(const char *spec, int *want, int *all, int *idx, int max, int *n)
+{
+    *all = 0;
+    *n = 0;
     if (!spec || strcmp(spec, "auto") == 0) {
         *want = 0;
         return GVIS_OK;
@@ -90,20 +115,81 @@ static int parse_device(const char *spec, int *want, int *index)
         *want = 2;
         if (spec[4] == 0)
             return GVIS_OK;
-        if (spec[4] == ':' && spec[5]) {
-            char *end;
-            long n = strtol(spec + 5, &end, 10);
-            if (!*end && n >= 0 && n < 1024) {
-                *index = (int)n;
-                return GVIS_OK;
-            }
+        if (spec[4] == ':' && strcmp(spec + 5, "all") == 0) {
+            *all = 1;
+            return GVIS_OK;
         }
+        if (spec[4] == ':' && parse_index_list(spec + 5, idx, max, n) == 0)
+            return GVIS_OK;
     }
-    return gvis_error(GVIS_E_ARG, "bad device '%s' (auto, cpu, cuda or cuda:N)", spec);
+    *n = 0;
+    return gvis_error(GVIS_E_ARG, BAD_DEVICE, spec);
+}
+
+int gvis_device_list(const char *spec, int *idx, int max, int *n)
+{
+    *n = 0;
+    int want, all, listed = 0;
+    int tmp[GVIS_MAX_DEVICE_LIST];
+    int rc = parse_device(spec, &want, &all, tmp, GVIS_MAX_DEVICE_LIST, &listed);
+    if (rc)
+        return rc;
+    if (want == 1)
+        return GVIS_OK;
+    int count = 0;
+    char why[256] = "";
+    gvis_cuda_devices(&count, why, sizeof why);
+    if (count == 0) {
+        if (want == 2)
+            return gvis_error(GVIS_E_DEVICE, "no usable CUDA device: %s", why);
+        return GVIS_OK; /* auto: the CPU */
+    }
+    if (all) {
+        for (int i = 0; i < count && i < max; i++)
+            idx[(*n)++] = i;
+        return GVIS_OK;
+    }
+    if (listed == 0) { /* auto, cuda: the first device */
+        idx[(*n)++] = 0;
+        return GVIS_OK;
+    }
+    for (int i = 0; i < listed; i++) {
+        if (tmp[i] >= count) {
+            *n = 0;
+            if (want == 0)
+                return GVIS_OK;
+            return gvis_error(GVIS_E_DEVICE, "no CUDA device %d (%d found)", tmp[i], count);
+        }
+        if (*n < max)
+            idx[(*n)++] = tmp[i];
+    }
+    return GVIS_OK;
+}
+
+/* GVIS_TEST_FAIL_DEVICE=E[:K] (tests only): contexts made for entry E of the device list
+ * fail every computation on the GPU from their K-th on (default 0), as a GPU that faults
+ * in the middle of a batch. */
+static int injected_fault_after(int entry)
+{
+    const char *f = getenv("GVIS_TEST_FAIL_DEVICE");
+    if (!f || !*f)
+        return -1;
+    char *end;
+    long e = strtol(f, &end, 10);
+    if (e != entry)
+        return -1;
+    long k = *end == ':' ? strtol(end + 1, NULL, 10) : 0;
+    return k < 0 ? 0 : (int)k;
 }
 
 int gvis_ctx_create(gvis_ctx **out, const char *device, int repeat, const gvis_io_opts *io, gvis_log_fn log,
                     void *log_user)
+{
+    return gvis_ctx_create_on(out, device, 0, repeat, io, log, log_user);
+}
+
+int gvis_ctx_create_on(gvis_ctx **out, const char *device, int entry, int repeat, const gvis_io_opts *io,
+                       gvis_log_fn log, void *log_user)
 {
     *out = NULL;
     gvis_ctx *c = calloc(1, sizeof *c);
@@ -111,11 +197,13 @@ int gvis_ctx_create(gvis_ctx **out, const char *device, int repeat, const gvis_i
         return gvis_error(GVIS_E_NOMEM, "out of memory");
     c->repeat = repeat < 1 ? 1 : repeat;
     c->timing.repeat = c->repeat;
+    c->fail_after = -1;
     if (io)
         c->io = *io;
     c->log = log;
     c->log_user = log_user;
-    int rc = parse_device(device, &c->want, &c->cuda_index);
+    int all, listed, idx[GVIS_MAX_DEVICE_LIST];
+    int rc = parse_device(device, &c->want, &all, idx, GVIS_MAX_DEVICE_LIST, &listed);
     if (rc) {
         free(c);
         return rc;
@@ -123,18 +211,23 @@ int gvis_ctx_create(gvis_ctx **out, const char *device, int repeat, const gvis_i
     snprintf(c->device_name, sizeof c->device_name, "cpu");
     if (c->want != 1) {
         int n = 0;
-        char why[256] = "";
-        gvis_cuda_devices(&n, why, sizeof why);
-        if (n == 0 || c->cuda_index >= n) {
-            if (c->want == 2) {
-                int index = c->cuda_index;
-                free(c);
-                if (n == 0)
-                    return gvis_error(GVIS_E_DEVICE, "no usable CUDA device: %s", why);
-                return gvis_error(GVIS_E_DEVICE, "no CUDA device %d (%d found)", index, n);
-            }
+        rc = gvis_device_list(device, idx, GVIS_MAX_DEVICE_LIST, &n);
+        if (rc) {
+            free(c);
+            return rc;
+        }
+        if (n == 0) {
+            char why[256] = "";
+            int count = 0;
+            gvis_cuda_devices(&count, why, sizeof why);
+            if (count)
+                snprintf(why, sizeof why, "a listed CUDA device is not there (%d found)", count);
             gvis_log(c, GVIS_LOG_INFO, "running on the CPU: %s", why);
         } else {
+            if (entry < 0)
+                entry = 0;
+            c->entry = entry % n;
+            c->cuda_index = idx[c->entry];
 #ifdef GVIS_HAVE_CUDA
             gvis_device_info info;
             gvis_cuda_device_info(c->cuda_index, &info);
@@ -149,6 +242,7 @@ int gvis_ctx_create(gvis_ctx **out, const char *device, int repeat, const gvis_i
                          gvis_cu_strerror(err));
             } else {
                 c->on_cuda = 1;
+                c->fail_after = injected_fault_after(c->entry);
                 snprintf(c->device_name, sizeof c->device_name, "cuda:%d (%s)", c->cuda_index, info.name);
             }
 #endif
@@ -176,6 +270,17 @@ void gvis_ctx_free(gvis_ctx *ctx)
 }
 
 int gvis_ctx_on_cuda(const gvis_ctx *ctx) { return ctx->on_cuda; }
+int gvis_ctx_device_index(const gvis_ctx *ctx) { return ctx->on_cuda ? ctx->cuda_index : -1; }
+int gvis_ctx_device_entry(const gvis_ctx *ctx) { return ctx->on_cuda ? ctx->entry : -1; }
+
+void gvis_timing_add(gvis_timing *to, const gvis_timing *t)
+{
+    to->load_ms += t->load_ms;
+    to->upload_ms += t->upload_ms;
+    to->compute_ms += t->compute_ms;
+    to->download_ms += t->download_ms;
+    to->save_ms += t->save_ms;
+}
 const char *gvis_ctx_device_name(const gvis_ctx *ctx) { return ctx->device_name; }
 gvis_timing *gvis_ctx_timing(gvis_ctx *ctx) { return &ctx->timing; }
 const gvis_io_opts *gvis_ctx_io(const gvis_ctx *ctx) { return &ctx->io; }
@@ -309,7 +414,17 @@ int gvis_dispatch(gvis_ctx *ctx, const char *what, int (*cpu)(gvis_ctx *, void *
 {
     if (!ctx->on_cuda || !cuda)
         return cpu(ctx, arg);
-    int rc = cuda(ctx, arg);
+    int rc;
+#ifdef GVIS_HAVE_CUDA
+    /* the calling thread's current device is the job's (batch workers on several GPUs) */
+    int err = gvis_cu_job_bind(ctx->job);
+    if (err)
+        rc = gvis_cuda_status(err, ctx->device_name);
+    else if (ctx->fail_after >= 0 && ctx->computes++ >= ctx->fail_after)
+        rc = gvis_error(GVIS_E_DEVICE, "%s: injected device fault (GVIS_TEST_FAIL_DEVICE)", ctx->device_name);
+    else
+#endif
+        rc = cuda(ctx, arg);
     if ((rc == GVIS_E_DEVICE || rc == GVIS_E_DEVICE_NOMEM) && ctx->want == 0) {
         gvis_log(ctx, GVIS_LOG_WARN, "%s on %s failed (%s); running it on the CPU", what, ctx->device_name,
                  gvis_errmsg());

@@ -259,12 +259,28 @@ typedef struct gvis_ctx gvis_ctx;
 enum { GVIS_LOG_WARN = 1, GVIS_LOG_INFO = 2 };
 typedef void (*gvis_log_fn)(void *user, int level, const char *msg);
 
-/* device: "auto", "cpu", "cuda" or "cuda:N".  A malformed spec is GVIS_E_ARG; "cuda"
- * with no usable device is GVIS_E_DEVICE with the reason.  Under "auto" with no
+/* device: "auto", "cpu", "cuda" or "cuda:N" (a list: its first device, see
+ * gvis_ctx_create_on).  A malformed spec is GVIS_E_ARG; "cuda" with no usable device is GVIS_E_DEVICE with the reason.  Under "auto" with no
  * usable device the context runs on the CPU.  repeat >= 1. */
 int gvis_ctx_create(gvis_ctx **out, const char *device, int repeat, const gvis_io_opts *io,
                     gvis_log_fn log, void *log_user);
+/* The same on the entry-th device (round robin: entry modulo the list's length) of a
+ * device list: "cuda:all" (every usable GPU, as "cuda" where there is none) or
+ * "cuda:0,1" (a device may repeat: several contexts, each with its own stream, on one
+ * GPU).  gvis_ctx_create uses entry 0; every other spec names one device. */
+int gvis_ctx_create_on(gvis_ctx **out, const char *device, int entry, int repeat, const gvis_io_opts *io,
+                       gvis_log_fn log, void *log_user);
+#define GVIS_MAX_DEVICE_LIST 64
+/* The CUDA devices a spec puts to work, in list order (at most max): every usable one for
+ * "cuda:all", the listed ones for "cuda:0,1,...", device 0 for "cuda" and for "auto" with
+ * a GPU; none (n = 0) for "cpu" and for "auto" without one.  GVIS_E_ARG for a malformed
+ * spec; GVIS_E_DEVICE where a cuda spec names no usable device or one that is not there. */
+int gvis_device_list(const char *spec, int *idx, int max, int *n);
 void gvis_ctx_free(gvis_ctx *ctx);
+int gvis_ctx_device_index(const gvis_ctx *ctx); /* the CUDA device, -1 on the CPU */
+int gvis_ctx_device_entry(const gvis_ctx *ctx); /* its position in the device list, -1 on the CPU */
+/* Adds t's stage times to *to (the batch sums its threads' contexts). */
+void gvis_timing_add(gvis_timing *to, const gvis_timing *t);
 int gvis_ctx_on_cuda(const gvis_ctx *ctx);        /* 1 when operations run on a GPU */
 const char *gvis_ctx_device_name(const gvis_ctx *ctx); /* "cpu" or "cuda:0 (NVIDIA H200)" */
 gvis_timing *gvis_ctx_timing(gvis_ctx *ctx);

@@ -12,6 +12,9 @@ struct gvis_ctx {
     int want;          /* 0 auto, 1 cpu, 2 cuda */
     int on_cuda;       /* operations run on the GPU */
     int cuda_index;
+    int entry;         /* position in the --device list (cuda:0,1: 0 or 1) */
+    int fail_after;    /* tests (GVIS_TEST_FAIL_DEVICE): computations before a fault, -1 none */
+    int computes;
     char device_name[300];
     int repeat;
     gvis_io_opts io;

@@ -1,0 +1,223 @@
+/* Several files at once (--jobs, --device cuda:all or a list): the staged pipeline of
+ * lib/pipeline, one context per device worker, messages and the summary in input order. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "images.h"
+#include "pipeline.h"
+
+#include "cli.h"
+
+static cli_op_fn image_op;
+
+void cli_set_image_op(cli_op_fn op) { image_op = op; }
+
+struct jobs_run {
+    const struct cli_args *args;
+    gvis_ctx **ctxs;
+    cli_file_fn fn;
+    void *arg;
+    char **outs;
+    char **msgs;   /* whole-chain path: each item's failure message */
+    int *device;   /* whole-chain path: the CUDA device of the worker that ran it */
+    int per_device[GVIS_MAX_DEVICE_LIST + 1]; /* files done per CUDA device; [MAX]: on the CPU */
+    int status, done_ok, failed, cancelled, stopped;
+};
+
+static int refuses_input(struct jobs_run *r, int i)
+{
+    const char *out = r->outs[i];
+    for (int k = 0; k < r->args->ninputs; k++)
+        if (gvis_same_file(out, r->args->inputs[k]) || strcmp(out, r->args->inputs[k]) == 0)
+            return gvis_error(GVIS_E_IO, "refusing to write over input file '%s'", out);
+    return 0;
+}
+
+/* One item's report; a non-zero return stops the run (pipeline.h). */
+static int report(struct jobs_run *r, int i, int rc, const char *msg, int device)
+{
+    const char *in = r->args->inputs[i];
+    if (rc == GVIS_PIPE_CANCELLED) { /* stopped before it was finished: no output */
+        r->cancelled++;
+    } else if (!rc) {
+        cli_info("%s -> %s", in, r->outs[i]);
+        r->done_ok++;
+        r->per_device[device >= 0 && device < GVIS_MAX_DEVICE_LIST ? device : GVIS_MAX_DEVICE_LIST]++;
+    } else {
+        r->failed++;
+        if (rc != GVIS_E_INTERRUPTED)
+            cli_error("'%s': %s", in, msg);
+        int s = cli_exit_status(rc);
+        if (s > r->status)
+            r->status = s;
+    }
+    if (rc && rc != GVIS_PIPE_CANCELLED && (rc == GVIS_E_INTERRUPTED || g_opts.fail_fast)) {
+        r->stopped = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- a subcommand with a whole per-file function: one stage ---- */
+
+static int chain_work(void *v, int worker, int i, int slot)
+{
+    struct jobs_run *r = v;
+    (void)slot;
+    int rc = refuses_input(r, i);
+    if (!rc) {
+        gvis_outset *set = gvis_outset_begin();
+        rc = set ? r->fn(r->ctxs[worker], r->args->inputs[i], r->outs[i], r->arg)
+                 : gvis_error(GVIS_E_NOMEM, "out of memory");
+        if (set && !rc)
+            rc = gvis_outset_commit(set);
+        else
+            gvis_outset_abort(set);
+    }
+    r->device[i] = gvis_ctx_device_index(r->ctxs[worker]);
+    if (rc)
+        r->msgs[i] = strdup(gvis_errmsg());
+    return rc;
+}
+
+static int chain_done(void *v, int i, int rc)
+{
+    struct jobs_run *r = v;
+    int stop = report(r, i, rc, r->msgs[i] ? r->msgs[i] : "failed", rc ? -1 : r->device[i]);
+    free(r->msgs[i]);
+    r->msgs[i] = NULL;
+    return stop;
+}
+
+/* ---- a subcommand with an image operation: read, compute, write stages ---- */
+
+static int img_check(void *user, int i) { return refuses_input(user, i); }
+
+static int img_done(void *user, int i, int rc, const char *msg, int device)
+{
+    return report(user, i, rc, msg, device);
+}
+
+static gvis_ctx *fallback_ctx(void *user, int entry)
+{
+    (void)user;
+    int st, saved = g_opts.verbose;
+    g_opts.verbose = 0;
+    gvis_ctx *c = cli_context_on(&st, entry);
+    g_opts.verbose = saved;
+    return c;
+}
+
+int cli_run_jobs(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ctx *ctx, cli_file_fn fn, void *arg,
+                 char **outs, int jobs)
+{
+    (void)cmd;
+    int n = args->ninputs;
+    int idx[GVIS_MAX_DEVICE_LIST], entries = 0;
+    if (gvis_device_list(g_opts.device, idx, GVIS_MAX_DEVICE_LIST, &entries))
+        entries = 0; /* ctx was made: the CPU under auto */
+    if (!gvis_ctx_on_cuda(ctx))
+        entries = 0;
+    /* workers: a whole-chain subcommand one per job; an image operation one per listed
+     * device, at least two on a GPU (copies of one overlap the kernels of the other), one
+     * on the CPU (the operation itself runs on every core) */
+    int workers = jobs;
+    if (image_op)
+        workers = entries ? (entries > 1 ? entries : 2) : 1;
+    else if (entries > workers)
+        workers = entries;
+    if (workers > n)
+        workers = n;
+    struct jobs_run r = {.args = args, .fn = fn, .arg = arg, .outs = outs};
+    r.ctxs = calloc((size_t)workers, sizeof *r.ctxs);
+    r.msgs = calloc((size_t)n, sizeof *r.msgs);
+    r.device = calloc((size_t)n, sizeof *r.device);
+    int status = EXIT_OK;
+    if (!r.ctxs || !r.msgs || !r.device) {
+        cli_error("out of memory");
+        status = EXIT_RUNTIME;
+        goto out;
+    }
+    r.ctxs[0] = ctx;
+    int saved_verbose = g_opts.verbose;
+    g_opts.verbose = 0; /* "device ..." once, not per worker */
+    for (int w = 1; w < workers; w++) {
+        int st;
+        if (!(r.ctxs[w] = cli_context_on(&st, w))) {
+            g_opts.verbose = saved_verbose;
+            status = st;
+            goto out;
+        }
+    }
+    g_opts.verbose = saved_verbose;
+    double t0 = gvis_now_ms();
+    int reported;
+    if (image_op) {
+        gvis_image_stages *st = calloc((size_t)workers, sizeof *st);
+        if (!st) {
+            cli_error("out of memory");
+            status = EXIT_RUNTIME;
+            goto out;
+        }
+        for (int w = 0; w < workers; w++) /* per device: a GPU codec would go here */
+            st[w] = (gvis_image_stages){NULL, image_op, NULL, arg};
+        gvis_image_batch b = {.n = n,
+                              .inputs = args->inputs,
+                              .outputs = outs,
+                              .format = args->format ? gvis_format_from_name(args->format) : GVIS_FMT_NONE,
+                              .workers = workers,
+                              .ctxs = r.ctxs,
+                              .stages = st,
+                              .readers = jobs,
+                              .writers = jobs,
+                              .inflight = 2 * (jobs + workers),
+                              .entries = entries,
+                              .make_ctx = fallback_ctx,
+                              .check = img_check,
+                              .done = img_done,
+                              .user = &r};
+        reported = gvis_image_batch_run(&b);
+        free(st);
+    } else {
+        gvis_pipe_stages st = {{NULL, chain_work, NULL}, {0, workers, 0}, 2 * workers, chain_done, &r};
+        reported = gvis_pipeline_run_stages(n, &st);
+        for (int w = 1; w < workers; w++) /* --timing: every worker's times */
+            gvis_timing_add(gvis_ctx_timing(ctx), gvis_ctx_timing(r.ctxs[w]));
+    }
+    double secs = (gvis_now_ms() - t0) / 1000.0;
+    if (reported < 0) {
+        cli_error("cannot start worker threads");
+        status = EXIT_RUNTIME;
+        goto out;
+    }
+    status = r.status;
+    if (!g_opts.quiet && (g_opts.verbose || r.failed || r.stopped)) {
+        char per[1024] = "";
+        size_t len = 0;
+        for (int d = 0; d <= GVIS_MAX_DEVICE_LIST && entries; d++)
+            if (r.per_device[d] && len < sizeof per) {
+                if (d < GVIS_MAX_DEVICE_LIST)
+                    len += (size_t)snprintf(per + len, sizeof per - len, "%scuda:%d %d", len ? ", " : "; ", d,
+                                            r.per_device[d]);
+                else
+                    len += (size_t)snprintf(per + len, sizeof per - len, "%scpu %d", len ? ", " : "; ",
+                                            r.per_device[d]);
+            }
+        fprintf(stderr, "gvis %s: %d of %d files done, %d failed, %.2f s, %.1f images/s, %d jobs on %s%s\n", g_cmd,
+                r.done_ok, n, r.failed, secs, secs > 0 ? r.done_ok / secs : 0.0, jobs,
+                entries > 1 ? g_opts.device : gvis_ctx_device_name(ctx), per);
+    }
+out:
+    if (r.ctxs)
+        for (int w = 1; w < workers; w++)
+            if (r.ctxs[w])
+                gvis_ctx_free(r.ctxs[w]);
+    if (r.msgs)
+        for (int i = 0; i < n; i++)
+            free(r.msgs[i]);
+    free(r.ctxs);
+    free(r.msgs);
+    free(r.device);
+    return status;
+}

@@ -1,0 +1,51 @@
+/* Image files through the staged pipeline (pipeline.h): reader threads decode, one
+ * thread per device context computes, writer threads encode; on CUDA the decoded
+ * images wait in pinned host buffers (one per slot, reused), so each worker's upload on
+ * its own stream overlaps the other workers' kernels.
+ *
+ * Each stage is a function pointer, chosen per device worker (gvis_image_stages), so a
+ * device codec (nvJPEG) replaces the decode or encode of the workers on its GPU without
+ * the pipeline changing: readers call the decode of the stages table of worker 0 today
+ * (every worker has the same), see docs/notes-batch.md. */
+#ifndef GVIS_IMAGES_H
+#define GVIS_IMAGES_H
+
+#include "gvis.h"
+
+typedef int (*gvis_decode_fn)(gvis_ctx *ctx, const char *path, gvis_image *img);
+typedef int (*gvis_op_fn)(gvis_ctx *ctx, const gvis_image *src, gvis_image *dst, void *arg);
+typedef int (*gvis_encode_fn)(gvis_ctx *ctx, const char *path, gvis_format fmt, const gvis_image *img);
+
+typedef struct {
+    gvis_decode_fn decode; /* NULL: gvis_load */
+    gvis_op_fn op;         /* required; dst is the op's to allocate */
+    gvis_encode_fn encode; /* NULL: gvis_save */
+    void *arg;             /* the op's */
+} gvis_image_stages;
+
+typedef struct {
+    int n;
+    char *const *inputs, *const *outputs;
+    gvis_format format;         /* of every output; GVIS_FMT_NONE: from its name */
+    int workers;                /* device workers, one thread each */
+    gvis_ctx **ctxs;            /* workers contexts (each on one entry of the device list) */
+    const gvis_image_stages *stages;
+    int readers, writers;       /* threads; their contexts copy ctxs[0]'s I/O options */
+    int inflight;               /* images admitted and not yet reported */
+    int entries;                /* length of the device list (retry on another entry); 0: none */
+    /* a new context on entry e of the device list, for a worker whose device failed */
+    gvis_ctx *(*make_ctx)(void *user, int entry);
+    /* before decoding: a status (set with gvis_error) refuses the item; NULL: none */
+    int (*check)(void *user, int index);
+    /* in input order on the calling thread: status (GVIS_PIPE_CANCELLED for an item
+     * stopped between stages), the message of a failure, the CUDA device that computed
+     * it (-1: the CPU or none).  Non-zero stops the run (pipeline.h). */
+    int (*done)(void *user, int index, int status, const char *msg, int device);
+    void *user;
+} gvis_image_batch;
+
+/* Runs the batch; returns the number of items reported, -1 when it could not start.
+ * The stage times of every thread's context are added to ctxs[0]'s timing. */
+int gvis_image_batch_run(const gvis_image_batch *b);
+
+#endif
