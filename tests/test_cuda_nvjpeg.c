@@ -271,8 +271,10 @@ static void test_encode(gvis_nvjpeg_enc *enc)
             double cp = psnr(cback.data, cback.stride, img.data, img.stride, w * 3, h, &cmd);
             printf("encode %dx%d q%d css %d: %zu bytes, PSNR %.2f dB (CPU encoder: %zu bytes, %.2f dB)\n", w, h, q,
                    css[k], n, p, cb.len, cp);
-            CHECKF(p >= 30.0 && (w * h < 64 || p >= cp - 3.0), "encode %dx%d q%d: PSNR %.2f vs CPU %.2f", w, h, q, p,
-                   cp);
+            /* as good as libjpeg-turbo at the same quality; 30 dB at least on images of
+             * some size (on a few pixels of noise, no encoder reaches it) */
+            CHECKF(p >= cp - 3.0 && (w < 64 || h < 64 || p >= 30.0), "encode %dx%d q%d: PSNR %.2f vs CPU %.2f", w, h,
+                   q, p, cp);
             free(out);
             gvis_buf_free(&cb);
             gvis_image_free(&cback);

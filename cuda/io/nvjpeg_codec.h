@@ -17,13 +17,18 @@ extern "C" {
 #endif
 
 /* How far the hardware decoder's pixels may stray from libjpeg-turbo's on the same file
- * (IDCT rounding, and chroma upsampling: libjpeg-turbo interpolates, a decoder that
- * repeats chroma samples differs by up to ~1/4 of a chroma step at a colour edge).
- * Provisional until measured on the GPU machine (docs/notes-nvjpeg.md).
- * tests/test_cuda_nvjpeg.c and
- * tests/bench_nvjpeg.c (real photos) check it; man/gvis.1 documents it. */
-#define GVIS_NVJPEG_MIN_PSNR 38.0
-#define GVIS_NVJPEG_MAX_DIFF 96
+ * (IDCT rounding, and chroma upsampling: libjpeg-turbo interpolates chroma, the engines
+ * do not, so the two part at sharp colour edges).  Measured on an H100 (2026-11-25,
+ * scripts/gpu-nvjpeg-check, 16 wallpaper photos the engines take, 1 to 14.7 MP): worst
+ * PSNR 37.78 dB, largest difference 116 (one 5120x2880 photo); bound set with a margin.
+ * tests/test_cuda_nvjpeg.c and tests/bench_nvjpeg.c (real photos) check it; man/gvis.1
+ * documents it. */
+#define GVIS_NVJPEG_MIN_PSNR 36.0
+#define GVIS_NVJPEG_MAX_DIFF 128
+/* Images with a side under this many pixels decode on the CPU: on such tiny images the
+ * engines' chroma strayed furthest (17x13 noise: 28 dB on the H100) and the CPU decodes
+ * them in microseconds anyway. */
+#define GVIS_NVJPEG_MIN_SIDE 64
 
 /* Per-image outcome of a batch. */
 enum {

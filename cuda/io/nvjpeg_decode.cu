@@ -77,7 +77,8 @@ extern "C" const char *gvis_nvjpeg_dec_error(const gvis_nvjpeg_dec *d) { return 
 
 extern "C" int gvis_nvjpeg_dec_supported(gvis_nvjpeg_dec *d, const uint8_t *data, size_t len, gvis_jpeg_info *info)
 {
-    if (gvis_jpeg_scan(data, len, info) != 0 || !gvis_jpeg_gpu_candidate(info) || info->components != 3)
+    if (gvis_jpeg_scan(data, len, info) != 0 || !gvis_jpeg_gpu_candidate(info) || info->components != 3 ||
+        info->width < GVIS_NVJPEG_MIN_SIDE || info->height < GVIS_NVJPEG_MIN_SIDE)
         return 0;
     int unsupported = 1;
     if (d->lib->JpegStreamParse(d->h, data, len, 0, 0, d->js) != GVIS_NVJ_SUCCESS ||

@@ -73,6 +73,11 @@ template <typename T> struct gauss_acc;
 template <> struct gauss_acc<uint8_t> { typedef float type; };
 template <> struct gauss_acc<uint16_t> { typedef double type; };
 template <> struct gauss_acc<float> { typedef float type; };
+// Float samples may be infinite or NaN (a disparity map marks invalid pixels with inf):
+// a padded tap's zero weight times inf would make NaN where the CPU, which has no padded
+// taps, keeps inf, so float tiles skip the padded taps; integer samples are always finite.
+template <typename T> struct gauss_skip_pad { enum { value = 0 }; };
+template <> struct gauss_skip_pad<float> { enum { value = 1 }; };
 
 template <typename T> GAUSS_HD static inline T gauss_ldg(const T *p)
 {
@@ -203,6 +208,8 @@ GAUSS_UNROLL
             }
 GAUSS_UNROLL
             for (int kk = 0; kk < KC; kk++) {
+                if (gauss_skip_pad<T>::value && k0 + kk >= p.ny)
+                    continue;
                 const A w = s.wy[k0 + kk];
 GAUSS_UNROLL
                 for (int j = 0; j < TH; j++)
@@ -235,6 +242,8 @@ GAUSS_UNROLL
                 v[t] = in[k0 * C + t];
 GAUSS_UNROLL
             for (int kk = 0; kk < KC; kk++) {
+                if (gauss_skip_pad<T>::value && k0 + kk >= p.nx)
+                    continue;
                 const A w = s.wx[k0 + kk];
 GAUSS_UNROLL
                 for (int i = 0; i < GAUSS_RX; i++)

@@ -14,6 +14,12 @@
 # the limits: a second and 48 MiB (the sanitizer builds: their shadow memory and slower code)
 MS=1000 KB=49152
 if [ -n "${ASAN_OPTIONS:-}${UBSAN_OPTIONS:-}" ] || "$GVIS" info 2>/dev/null | grep -q sanitize; then MS=5000 KB=1048576; fi
+# on top of what a valid tiny input costs with the default device: where a GPU is usable,
+# its context alone is ~110 MB and ~300 ms before any input is read
+"$PEAKRSS" 60000 100000000 "$GVIS" hist "$T/g.pgm" >/dev/null 2>"$T/base"
+base_ms=$(sed -n 's/^peakrss: \([0-9]*\) ms, \([0-9]*\) KiB.*/\1/p' "$T/base")
+base_kb=$(sed -n 's/^peakrss: \([0-9]*\) ms, \([0-9]*\) KiB.*/\2/p' "$T/base")
+MS=$((MS + ${base_ms:-0})) KB=$((KB + ${base_kb:-0}))
 
 # quick DESC REGEX CMD...: exit 1, stderr matching REGEX, within the time and memory limits
 quick() {
