@@ -68,6 +68,17 @@ static void pin(struct slot *s)
 }
 #endif
 
+/* A reader's or writer's context on a GPU (nvJPEG) works on that GPU from this thread. */
+static void bind(gvis_ctx *c)
+{
+#ifdef GVIS_HAVE_CUDA
+    if (c->job)
+        gvis_cu_job_bind(c->job);
+#else
+    (void)c;
+#endif
+}
+
 static int st_read(void *v, int thread, int index, int slot)
 {
     struct run *r = v;
@@ -78,6 +89,7 @@ static int st_read(void *v, int thread, int index, int slot)
     if (rc)
         return fail(s, rc);
     gvis_ctx *c = r->rctx[thread];
+    bind(c);
     gvis_decode_fn decode = b->stages[0].decode ? b->stages[0].decode : gvis_load;
     rc = decode(c, b->inputs[index], &s->src);
     if (rc)
@@ -137,6 +149,7 @@ static int st_write(void *v, int thread, int index, int slot)
     const gvis_image_batch *b = r->b;
     struct slot *s = &r->slots[slot];
     gvis_ctx *c = r->wctx[thread];
+    bind(c);
     c->in_format = s->in_format;
     gvis_encode_fn encode = b->stages[0].encode ? b->stages[0].encode : gvis_save;
     /* the item's outputs are one set: all of them or none */
@@ -194,11 +207,15 @@ int gvis_image_batch_run(const gvis_image_batch *b)
         goto out;
     for (int i = 0; i < b->inflight; i++)
         r.slots[i].device = -1;
+    /* where the workers' contexts decode and encode JPEG on the GPU (nvJPEG), each reader
+     * and writer gets a context of its own on a device of the list, round robin; else a
+     * CPU context with the same I/O options */
+    int dev_io = b->make_ctx && b->entries > 0 && b->ctxs[0]->nvj;
     for (int i = 0; i < b->readers; i++)
-        if (!(r.rctx[i] = io_ctx(b->ctxs[0])))
+        if (!(dev_io && (r.rctx[i] = b->make_ctx(b->user, i % b->entries))) && !(r.rctx[i] = io_ctx(b->ctxs[0])))
             goto out;
     for (int i = 0; i < b->writers; i++)
-        if (!(r.wctx[i] = io_ctx(b->ctxs[0])))
+        if (!(dev_io && (r.wctx[i] = b->make_ctx(b->user, i % b->entries))) && !(r.wctx[i] = io_ctx(b->ctxs[0])))
             goto out;
     for (int i = 0; i < b->workers; i++)
         r.pin |= b->ctxs[i]->on_cuda;

@@ -3,10 +3,12 @@
  * images wait in pinned host buffers (one per slot, reused), so each worker's upload on
  * its own stream overlaps the other workers' kernels.
  *
- * Each stage is a function pointer, chosen per device worker (gvis_image_stages), so a
- * device codec (nvJPEG) replaces the decode or encode of the workers on its GPU without
- * the pipeline changing: readers call the decode of the stages table of worker 0 today
- * (every worker has the same), see docs/notes-batch.md. */
+ * Each stage is a function pointer (gvis_image_stages; NULL decode and encode:
+ * gvis_load and gvis_save), so a device codec can replace them without the pipeline
+ * changing; readers and writers use the table of worker 0.  Where the workers' contexts
+ * have nvJPEG (--jpeg-codec), every reader and writer gets a CUDA context of its own on
+ * a device of the list (make_ctx), so gvis_load / gvis_save decode and encode JPEG there;
+ * else they get CPU contexts.  See docs/notes-batch.md. */
 #ifndef GVIS_IMAGES_H
 #define GVIS_IMAGES_H
 
@@ -33,7 +35,8 @@ typedef struct {
     int readers, writers;       /* threads; their contexts copy ctxs[0]'s I/O options */
     int inflight;               /* images admitted and not yet reported */
     int entries;                /* length of the device list (retry on another entry); 0: none */
-    /* a new context on entry e of the device list, for a worker whose device failed */
+    /* a new context on entry e of the device list: for a worker whose device failed, and
+     * for readers and writers where JPEG goes through nvJPEG */
     gvis_ctx *(*make_ctx)(void *user, int entry);
     /* before decoding: a status (set with gvis_error) refuses the item; NULL: none */
     int (*check)(void *user, int index);
