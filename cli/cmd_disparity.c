@@ -49,6 +49,19 @@ static int parse_census(const char *v, void *dst, char *err, size_t errlen)
     return 0;
 }
 
+static int parse_cost(const char *v, void *dst, char *err, size_t errlen)
+{
+    if (strcmp(v, "census") == 0)
+        *(int *)dst = GVIS_COST_CENSUS;
+    else if (strcmp(v, "ad-census") == 0 || strcmp(v, "adcensus") == 0)
+        *(int *)dst = GVIS_COST_ADCENSUS;
+    else {
+        snprintf(err, errlen, "'%s' is not census or ad-census", v);
+        return -1;
+    }
+    return 0;
+}
+
 static int parse_lr(const char *v, void *dst, char *err, size_t errlen)
 {
     if (strcmp(v, "off") == 0) {
@@ -412,9 +425,10 @@ int cmd_disparity(int argc, char **argv)
         {"min-disp", 0, OPT_INT, &o.p.min_disp, NULL, "M", "smallest disparity, may be negative (0)"},
         {"paths", 0, OPT_INT, &o.p.paths, NULL, "4|8", "aggregation directions (8)"},
         {"p1", 0, OPT_INT, &o.p.p1, NULL, "N", "penalty for a disparity change of 1 (10)"},
-        {"p2", 0, OPT_INT, &o.p.p2, NULL, "N", "penalty for larger changes (120; at most 224 sym, 193 9x7)"},
+        {"p2", 0, OPT_INT, &o.p.p2, NULL, "N", "penalty for larger changes (120; at most 255 - the largest cost)"},
         {"p2-adapt", 0, OPT_INT, &o.p.p2_adapt, NULL, "T", "P2 falls as P2*T/(T+|dI|) at intensity edges; 0 off (8)"},
         {"census", 0, OPT_CUSTOM, &o.p.census, parse_census, "9x7|sym", "census window: full 9x7 or centre-symmetric (sym)"},
+        {"cost", 0, OPT_CUSTOM, &o.p.cost, parse_cost, "census|ad-census", "matching cost: census alone, or census plus absolute difference (ad-census)"},
         {"uniqueness", 0, OPT_DOUBLE, &o.p.uniqueness, NULL, "U", "best cost must beat the others by this ratio (0.95)"},
         {"subpixel", 0, OPT_FLAG, &o.p.subpixel, NULL, NULL, "parabola-fit subpixel disparities (on; --no-subpixel)"},
         {"lr-check", 0, OPT_CUSTOM, &o.p.lr_check, parse_lr, "N|off", "left-right check tolerance in pixels (1)"},

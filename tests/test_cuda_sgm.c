@@ -93,8 +93,9 @@ static void check_stages(int W, int H, gvis_type type, const gvis_sgm_params *p,
     const int D = p->max_disp, M = p->min_disp;
     const size_t n = (size_t)W * H, cells = n * D;
     char what[160];
-    snprintf(what, sizeof what, "%dx%d u%d D %d M %d paths %d census %s p2-adapt %d", W, H, 8 * (int)type, D, M,
-             p->paths, p->census ? "sym" : "9x7", p->p2_adapt);
+    snprintf(what, sizeof what, "%dx%d u%d D %d M %d paths %d cost %s census %s p2-adapt %d", W, H, 8 * (int)type, D,
+             M, p->paths, p->cost == GVIS_COST_ADCENSUS ? "ad-census" : "census", p->census ? "sym" : "9x7",
+             p->p2_adapt);
     gvis_image L, R;
     t_make(&L, W, H, 1, type, 1, 0);
     t_make(&R, W, H, 1, type, 1, 0);
@@ -108,22 +109,27 @@ static void check_stages(int W, int H, gvis_type type, const gvis_sgm_params *p,
                 ((uint16_t *)GVIS_ROW(&R, y))[x] = (uint16_t)(((uint16_t *)GVIS_ROW(&L, y))[xs] + t_rand() % 700);
         }
     uint64_t *cl = malloc(n * 8), *cr = malloc(n * 8);
-    uint8_t *guide = malloc(n);
+    uint8_t *guide = malloc(n), *guide_r = malloc(n);
     uint64_t *d_cl = dev(1, n * 8), *d_cr = dev(2, n * 8);
-    uint8_t *d_guide = dev(3, n);
+    uint8_t *d_guide = dev(3, n), *d_guide_r = dev(10, n);
+    uint8_t luts[128];
+    gvis_sgm_cost_luts(p->census, luts, luts + 64);
+    const uint8_t *tab = p->cost == GVIS_COST_ADCENSUS ? luts : NULL;
     progress(what);
     check_census(&L, p->census, cl, guide, d_cl, d_guide);
-    check_census(&R, p->census, cr, NULL, d_cr, NULL);
+    check_census(&R, p->census, cr, guide_r, d_cr, d_guide_r);
     progress("  census done");
 
     /* paths: the device volumes, their sum against the CPU aggregation */
     uint8_t *d_lr = dev(4, cells * p->paths);
     /* all directions in one launch, as the pipeline runs them; the first direction
      * also alone, which must give the same volume */
-    CHECK(gvis_cu_sgm_path(d_cl, d_cr, d_guide, W, H, D, M, p->census, p->p1, p->p2, p->p2_adapt, 0, p->paths, d_lr, stream) == 0);
+    CHECK(gvis_cu_sgm_path_cost(d_cl, d_cr, d_guide, d_guide_r, tab, W, H, D, M, p->census, p->p1, p->p2, p->p2_adapt, 0,
+                                p->paths, d_lr, stream) == 0);
     uint8_t *d_one = dev(9, cells);
     const int solo = p->paths - 1;
-    CHECK(gvis_cu_sgm_path(d_cl, d_cr, d_guide, W, H, D, M, p->census, p->p1, p->p2, p->p2_adapt, solo, 1, d_one, stream) == 0);
+    CHECK(gvis_cu_sgm_path_cost(d_cl, d_cr, d_guide, d_guide_r, tab, W, H, D, M, p->census, p->p1, p->p2, p->p2_adapt,
+                                solo, 1, d_one, stream) == 0);
     CHECK(gvis_cu_sync(job) == 0);
     progress("  paths done");
     uint8_t *lr = malloc(cells), *ref = per_dir ? malloc(cells) : NULL;
@@ -133,7 +139,7 @@ static void check_stages(int W, int H, gvis_type type, const gvis_sgm_params *p,
         for (size_t i = 0; i < cells; i++)
             sum[i] = (uint16_t)(sum[i] + lr[i]);
         if (per_dir) {
-            gvis_sgm_path_ref(cl, cr, guide, W, H, p, dir, ref);
+            gvis_sgm_path_ref(cl, cr, guide, guide, guide_r, W, H, p, dir, ref);
             size_t bad = count_diff(lr, ref, cells, 1);
             CHECKF(bad == 0, "%s: path direction %d: %zu of %zu costs differ", what, dir, bad, cells);
         }
@@ -145,7 +151,7 @@ static void check_stages(int W, int H, gvis_type type, const gvis_sgm_params *p,
         CHECKF(count_diff(one, all, cells, 1) == 0, "%s: direction %d alone differs from the joint launch", what, solo);
         free(one), free(all);
     }
-    CHECK_OK(gvis_sgm_aggregate(cl, cr, guide, W, H, p, cpu_sum, NULL));
+    CHECK_OK(gvis_sgm_aggregate(cl, cr, guide, guide, guide_r, W, H, p, cpu_sum, NULL));
     size_t bad = count_diff(sum, cpu_sum, cells, 2);
     CHECKF(bad == 0, "%s: aggregated costs: %zu of %zu differ", what, bad, cells);
 
@@ -187,7 +193,7 @@ static void check_stages(int W, int H, gvis_type type, const gvis_sgm_params *p,
     CHECKF(count_diff(gl, h2, n, 2) == 0, "%s: fill differs", what);
 
     progress("  post compared");
-    free(cl), free(cr), free(guide), free(lr), free(ref), free(sum), free(cpu_sum);
+    free(cl), free(cr), free(guide), free(guide_r), free(lr), free(ref), free(sum), free(cpu_sum);
     free(hl), free(hr), free(gl), free(gr), free(h2), free(h3);
     gvis_image_free(&L);
     gvis_image_free(&R);
@@ -206,8 +212,8 @@ static void check_pipeline(gvis_ctx *cpu, gvis_ctx *gpu, int W, int H, int chann
     if (!ra && !rb) {
         size_t n = (size_t)W * H;
         CHECKF(count_diff(a.data, b.data, n, 2) == 0 && count_diff(ar.data, br.data, n, 2) == 0,
-               "pipeline %dx%dx%d u%d D %d M %d paths %d fill %d median %d lr %d: CPU and CUDA differ", W, H,
-               channels, 8 * (int)type, p->max_disp, p->min_disp, p->paths, p->fill, p->median, p->lr_check);
+               "pipeline %dx%dx%d u%d D %d M %d paths %d cost %d fill %d median %d lr %d: CPU and CUDA differ", W, H,
+               channels, 8 * (int)type, p->max_disp, p->min_disp, p->paths, p->cost, p->fill, p->median, p->lr_check);
         gvis_disp_free(&a), gvis_disp_free(&ar), gvis_disp_free(&b), gvis_disp_free(&br);
     }
     gvis_image_free(&L);
@@ -256,13 +262,14 @@ int main(void)
                 /* vary the other parameters across the grid */
                 int v = s * 12 + di * 3 + mi;
                 p.census = v % 2 ? GVIS_CENSUS_9X7 : GVIS_CENSUS_SYM;
+                p.cost = v % 4 == 3 ? GVIS_COST_CENSUS : GVIS_COST_ADCENSUS;
                 p.paths = v % 5 == 4 ? 4 : 8;
                 p.subpixel = v % 7 != 3;
                 p.p2_adapt = v % 3 == 2 ? 0 : 8;
                 p.uniqueness = v % 4 == 1 ? 1.0 : 0.95;
                 if (p.census == GVIS_CENSUS_9X7 && v % 6 == 1) {
                     p.p1 = 30;
-                    p.p2 = 193;
+                    p.p2 = 255 - gvis_sgm_cost_max(&p); /* the limit: path costs reach 255 */
                 }
                 const int per_dir = s == 1 && di <= 1; /* the naive reference on the smaller volumes */
                 check_stages(sizes[s][0], sizes[s][1], v % 3 == 0 ? GVIS_U16 : GVIS_U8, &p, per_dir);
@@ -289,6 +296,7 @@ int main(void)
         p.median = variant != 5;
         p.lr_check = variant == 6 ? -1 : variant == 7 ? 3 : 1;
         p.census = variant & 2 ? GVIS_CENSUS_9X7 : GVIS_CENSUS_SYM;
+        p.cost = variant == 3 ? GVIS_COST_CENSUS : GVIS_COST_ADCENSUS;
         check_pipeline(cpu, gpu, 203, 97, variant % 2 ? 3 : 1, variant & 1 ? GVIS_U16 : GVIS_U8, &p);
     }
     /* wider than the two-pass WTA's shared memory allows: the ring kernel has no width limit */

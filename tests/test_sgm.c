@@ -115,22 +115,24 @@ static void test_aggregate(void)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (size_t di = 0; di < sizeof Ds / sizeof Ds[0]; di++)
             for (size_t mi = 0; mi < sizeof Ms / sizeof Ms[0]; mi++)
-                for (int variant = 0; variant < 3; variant++) {
+                for (int variant = 0; variant < 5; variant++) {
                     const int W = sizes[s][0], H = sizes[s][1];
                     gvis_sgm_params p;
                     gvis_sgm_defaults(&p);
                     p.max_disp = Ds[di];
                     p.min_disp = Ms[mi];
-                    p.census = variant == 1 ? GVIS_CENSUS_9X7 : GVIS_CENSUS_SYM;
+                    /* 0-2: census costs; 3, 4: ad-census (sym, 9x7) */
+                    p.census = variant == 1 || variant == 4 ? GVIS_CENSUS_9X7 : GVIS_CENSUS_SYM;
+                    p.cost = variant >= 3 ? GVIS_COST_ADCENSUS : GVIS_COST_CENSUS;
                     p.paths = variant == 2 ? 4 : 8;
                     p.p2_adapt = variant == 2 ? 0 : 8;
-                    if (variant == 1) {
+                    if (variant == 1 || variant == 4) {
                         p.p1 = 40;
-                        p.p2 = 193; /* the 9x7 limit: path costs reach 255 */
+                        p.p2 = 255 - gvis_sgm_cost_max(&p); /* the limit: path costs reach 255 */
                     }
                     const size_t n = (size_t)W * H, cells = n * p.max_disp;
                     uint64_t *cl = malloc(n * 8), *cr = malloc(n * 8);
-                    uint8_t *guide = malloc(n), *lr = malloc(cells);
+                    uint8_t *guide = malloc(n), *guide_r = malloc(n), *lr = malloc(cells);
                     uint16_t *ref = calloc(cells, 2), *sum = malloc(cells * 2), *s1 = malloc(cells * 2),
                              *s2 = malloc(cells * 2);
                     random_census(cl, n, p.census);
@@ -141,16 +143,19 @@ static void test_aggregate(void)
                             cr[i] = cl[i + 3] ^ (1ull << (t_rand() % 31));
                     for (size_t i = 0; i < n; i++)
                         guide[i] = (uint8_t)(t_rand() % 4 ? t_rand() : 0);
+                    /* right guide: near the left one shifted (small differences), else random */
+                    for (size_t i = 0; i < n; i++)
+                        guide_r[i] = (uint8_t)(i + 3 < n && t_rand() % 2 ? guide[i + 3] + t_rand() % 9 : t_rand());
                     int top = 0;
                     for (int dir = 0; dir < p.paths; dir++) {
-                        gvis_sgm_path_ref(cl, cr, guide, W, H, &p, dir, lr);
+                        gvis_sgm_path_ref(cl, cr, guide, guide, guide_r, W, H, &p, dir, lr);
                         for (size_t i = 0; i < cells; i++) {
                             ref[i] = (uint16_t)(ref[i] + lr[i]);
                             top = lr[i] > top ? lr[i] : top;
                         }
                     }
-                    CHECK_OK(gvis_sgm_aggregate(cl, cr, guide, W, H, &p, sum, NULL));
-                    CHECK_OK(gvis_sgm_aggregate(cl, cr, guide, W, H, &p, s1, s2));
+                    CHECK_OK(gvis_sgm_aggregate(cl, cr, guide, guide, guide_r, W, H, &p, sum, NULL));
+                    CHECK_OK(gvis_sgm_aggregate(cl, cr, guide, guide, guide_r, W, H, &p, s1, s2));
                     size_t bad = 0, bad2 = 0;
                     for (size_t i = 0; i < cells; i++) {
                         bad += sum[i] != ref[i];
@@ -158,9 +163,101 @@ static void test_aggregate(void)
                     }
                     CHECKF(bad == 0 && bad2 == 0, "aggregate %dx%d D %d M %d variant %d: %zu / %zu cells differ", W, H,
                            p.max_disp, p.min_disp, variant, bad, bad2);
-                    CHECKF(top <= gvis_sgm_cost_max(p.census) + p.p2, "path cost %d over Cmax + P2", top);
-                    free(cl), free(cr), free(guide), free(lr), free(ref), free(sum), free(s1), free(s2);
+                    CHECKF(top <= gvis_sgm_cost_max(&p) + p.p2, "path cost %d over Cmax + P2", top);
+                    free(cl), free(cr), free(guide), free(guide_r), free(lr), free(ref), free(sum), free(s1), free(s2);
                 }
+}
+
+/* The ad-census cost rows (AVX2 and scalar) against the rule, awkward widths, every
+ * min-disp kind; the tables: monotone, Cmax as documented. */
+static void test_cost_adcensus(void)
+{
+    const int widths[] = {1, 2, 17, 63, 100, 631};
+    const int Ds[] = {16, 48, 64, 128};
+    const int Ms[] = {0, -16, 7, -300};
+    for (int tables = 0; tables < 4; tables++) {
+        const int census = tables & 1;
+        uint8_t lc[64], la[64];
+        gvis_sgm_cost_luts(census, lc, la);
+        if (tables >= 2) /* other tables (the general lookup path): random steps from 0 */
+            for (int i = 1; i < 64; i++) {
+                lc[i] = (uint8_t)(lc[i - 1] + t_rand() % 2);
+                la[i] = (uint8_t)(la[i - 1] + t_rand() % 2);
+            }
+        int mono = 1;
+        for (int i = 1; i < 64; i++)
+            mono &= lc[i] >= lc[i - 1] && la[i] >= la[i - 1];
+        CHECKF(mono && lc[0] == 0 && la[0] == 0, "census %d: tables not monotone from 0", census);
+        const int cmax = gvis_sgm_cost_luts_max(lc, la);
+        CHECKF(tables >= 2 || cmax == (census == GVIS_CENSUS_9X7 ? 70 : 35), "census %d: Cmax %d", census, cmax);
+        for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
+            for (size_t di = 0; di < sizeof Ds / sizeof Ds[0]; di++)
+                for (size_t mi = 0; mi < sizeof Ms / sizeof Ms[0]; mi++) {
+                    const int W = widths[wi], D = Ds[di], M = Ms[mi];
+                    uint64_t *cl = malloc((size_t)W * 8), *cr = malloc((size_t)W * 8);
+                    uint8_t *gl = malloc((size_t)W), *gr = malloc((size_t)W);
+                    uint8_t *o1 = malloc((size_t)W * D), *o2 = malloc((size_t)W * D);
+                    uint8_t *scratch = malloc(gvis_sgm_cost_row_scratch(W, D));
+                    random_census(cl, (size_t)W, census);
+                    random_census(cr, (size_t)W, census);
+                    for (int x = 0; x < W; x++) {
+                        gl[x] = (uint8_t)t_rand();
+                        gr[x] = (uint8_t)(t_rand() % 3 ? gl[(x + 2) % W] + t_rand() % 70 : t_rand());
+                    }
+                    gvis_sgm_cost_row_adcensus(cl, cr, gl, gr, W, D, M, census, lc, la, o1, scratch);
+                    gvis_sgm_cost_row_adcensus(cl, cr, gl, gr, W, D, M, census, lc, la, o2, NULL);
+                    size_t bad1 = 0, bad2 = 0;
+                    for (int x = 0; x < W; x++)
+                        for (int k = 0; k < D; k++) {
+                            int xr = x - M - k;
+                            xr = xr < 0 ? 0 : xr >= W ? W - 1 : xr;
+                            int h = __builtin_popcountll(cl[x] ^ cr[xr]), a = abs(gl[x] - gr[xr]);
+                            int want = lc[h] + la[a > 63 ? 63 : a];
+                            bad1 += o1[(size_t)x * D + k] != want;
+                            bad2 += o2[(size_t)x * D + k] != want;
+                        }
+                    CHECKF(bad1 == 0 && bad2 == 0, "ad-census row W %d D %d M %d census %d: %zu / %zu costs differ", W,
+                           D, M, census, bad1, bad2);
+                    free(cl), free(cr), free(gl), free(gr), free(o1), free(o2), free(scratch);
+                }
+    }
+}
+
+/* R of step 3: identity for equal histograms; undoes a gain and offset within a level. */
+static void test_ad_remap(void)
+{
+    gvis_image a, b;
+    CHECK_OK(gvis_image_alloc(&a, 97, 31, 1, GVIS_U8, 0));
+    CHECK_OK(gvis_image_alloc(&b, 97, 31, 1, GVIS_U8, 0));
+    for (int y = 0; y < 31; y++)
+        for (int x = 0; x < 97; x++) {
+            int v = 20 + (int)(t_rand() % 200);
+            ((uint8_t *)GVIS_ROW(&a, y))[x] = (uint8_t)v;
+            ((uint8_t *)GVIS_ROW(&b, y))[x] = (uint8_t)(0.8 * v + 10 + 0.5);
+        }
+    uint64_t ha[256], hb[256];
+    uint8_t lut[256];
+    gvis_sgm_guide_hist(&a, ha);
+    gvis_sgm_guide_hist(&b, hb);
+    gvis_sgm_ad_remap_lut(ha, ha, lut);
+    int id = 1;
+    for (int i = 0; i < 256; i++)
+        id &= lut[i] == i;
+    CHECK(id);
+    gvis_sgm_ad_remap_lut(ha, hb, lut);
+    int worst = 0;
+    for (int v = 20; v < 220; v++) {
+        int e = abs(lut[(int)(0.8 * v + 10 + 0.5)] - v);
+        worst = e > worst ? e : worst;
+    }
+    CHECKF(worst <= 1, "remap misses a gain of 0.8 by %d levels", worst);
+    /* a flat right view: identity gain, means matched */
+    memset(hb, 0, sizeof hb);
+    hb[77] = 97 * 31;
+    gvis_sgm_ad_remap_lut(ha, hb, lut);
+    CHECK(abs(lut[77] - 120) <= 2);
+    gvis_image_free(&a);
+    gvis_image_free(&b);
 }
 
 static void test_path_first_pixel(void)
@@ -171,13 +268,14 @@ static void test_path_first_pixel(void)
     gvis_sgm_defaults(&p);
     p.max_disp = 16;
     p.p1 = p.p2 = 0;
+    p.cost = GVIS_COST_CENSUS;
     const int W = 23, H = 7;
     uint64_t cl[23 * 7], cr[23 * 7];
     uint8_t guide[23 * 7] = {0}, lr[23 * 7 * 16];
     random_census(cl, (size_t)W * H, 1);
     random_census(cr, (size_t)W * H, 1);
     for (int dir = 0; dir < 8; dir++) {
-        gvis_sgm_path_ref(cl, cr, guide, W, H, &p, dir, lr);
+        gvis_sgm_path_ref(cl, cr, guide, NULL, NULL, W, H, &p, dir, lr);
         int bad = 0;
         for (int y = 0; y < H; y++)
             for (int x = 0; x < W; x++)
@@ -372,12 +470,28 @@ static void test_errors(gvis_ctx *ctx)
     CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_OK);
     CHECK(gvis_sgm_check(&p, 500, 480) == GVIS_E_ARG); /* wider than the image */
     gvis_sgm_defaults(&p);
+    p.cost = GVIS_COST_CENSUS;
     p.p2 = 224;
     CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_OK); /* sym: up to 224 */
     p.p2 = 225;
     CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_E_ARG);
     p.census = GVIS_CENSUS_9X7;
     p.p2 = 194;
+    CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_E_ARG);
+    /* ad-census: Cmax 31 + 4 (sym), 62 + 8 (9x7) */
+    gvis_sgm_defaults(&p);
+    CHECK(gvis_sgm_cost_max(&p) == 35);
+    p.p2 = 220;
+    CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_OK);
+    p.p2 = 221;
+    CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_E_ARG);
+    p.census = GVIS_CENSUS_9X7;
+    CHECK(gvis_sgm_cost_max(&p) == 70);
+    p.p2 = 185;
+    CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_OK);
+    p.p2 = 186;
+    CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_E_ARG);
+    p.cost = 2;
     CHECK(gvis_sgm_check(&p, 640, 480) == GVIS_E_ARG);
     gvis_sgm_defaults(&p);
     p.p1 = 121;
@@ -412,6 +526,8 @@ int main(void)
     test_gray();
     test_census();
     test_aggregate();
+    test_cost_adcensus();
+    test_ad_remap();
     test_path_first_pixel();
     test_wta();
     test_post();

@@ -26,6 +26,22 @@ int gvis_cu_sgm_path(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *
                      int D, int min_disp, int census, int p1, int p2, int p2_adapt, int dir, int ndirs,
                      uint8_t *d_lr, void *stream);
 
+/* sgm_path.cu, any cost: with luts (host, 128 bytes: gvis_sgm_cost_luts's census table then
+ * its AD table) the ad-census cost of step 3 from both views' guides (d_guide_r: the right
+ * view's, W x H, tight); luts NULL: census costs, as gvis_cu_sgm_path. */
+int gvis_cu_sgm_path_cost(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
+                          const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D, int min_disp,
+                          int census, int p1, int p2, int p2_adapt, int dir, int ndirs, uint8_t *d_lr, void *stream);
+
+/* sgm_cost_adcensus.cu: the ad-census cost volume of step 3 (u8, [y][x][k], W x H x D) from
+ * the censuses and the 8-bit guides of both views; luts as for gvis_cu_sgm_path_cost. */
+int gvis_cu_sgm_cost_adcensus(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_gl, const uint8_t *d_gr,
+                              int width, int height, int D, int min_disp, const uint8_t luts[128], uint8_t *d_cost,
+                              void *stream);
+
+/* sgm_cost_adcensus.cu: n bytes mapped through lut (256 entries, host) in place: R of step 3. */
+int gvis_cu_sgm_remap_u8(uint8_t *d_img, size_t n, const uint8_t lut[256], void *stream);
+
 /* sgm_wta.cu: sums npaths volumes d_lr + i * W*H*D and takes the winner (step 5)
  * for the left (d_left) and/or the right view (d_right); either may be NULL.
  * U = round(256 uniqueness).  Width at most gvis_cu_sgm_wta_max_width(D) (no limit for D <= 256)

@@ -10,15 +10,18 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sgm_cuda.h"
+#include "sgm_cost_adcensus.cuh"
 
 #define WARPS 4
 #define BIG 0x3fff
 
 struct path_args {
     const uint64_t *cl, *cr;
-    const uint8_t *guide;
+    const uint8_t *guide, *guide_r; // guide_r: the right view's, ad-census costs only
+    uint8_t luts[128];              // ad-census tables (census 0..63, AD 0..63)
     int width, height, D, min_disp, p1, p2, p2_adapt;
     int dir0;        // blockIdx.y = i runs direction dir0 + i into lr + i * vol
     size_t vol;
@@ -70,14 +73,26 @@ __device__ __forceinline__ uint32_t hamming(uint64_t l, uint64_t r)
     return NARROW ? __popc((uint32_t)l ^ (uint32_t)r) : __popcll(l ^ r);
 }
 
-template <int K, bool NARROW, bool FULL>
+// The matching cost of step 3: census (ADC false) or ad-census from the tables in shared memory.
+template <bool NARROW, bool ADC>
+__device__ __forceinline__ uint32_t match_cost(uint64_t l, uint64_t r, int gl, const uint8_t *grp, const uint8_t *tab)
+{
+    if (!ADC)
+        return hamming<NARROW>(l, r);
+    return gvis_adc_cost(hamming<NARROW>(l, r), gl, __ldg(grp), tab);
+}
+
+template <int K, bool NARROW, bool FULL, bool ADC>
 __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
 {
     constexpr int NP = K / 2;
     __shared__ uint8_t p2lut[256];
+    __shared__ uint8_t tab[128];
     for (int i = threadIdx.x; i < 256; i += blockDim.x) {
         int v = a.p2_adapt > 0 ? a.p2 * a.p2_adapt / (a.p2_adapt + i) : a.p2;
         p2lut[i] = (uint8_t)(v < a.p1 ? a.p1 : v);
+        if (ADC && i < 128)
+            tab[i] = a.luts[i];
     }
     __syncthreads();
     const int lane = threadIdx.x & 31;
@@ -107,19 +122,23 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
         const size_t pix = (size_t)py * W + px;
         const uint64_t l = __ldg(a.cl + pix);
         const uint64_t *crow = a.cr + (size_t)py * W;
+        const uint8_t *grow = ADC ? a.guide_r + (size_t)py * W : nullptr;
         gg = __ldg(a.guide + pix);
         // slot i matches right pixel xr0 - 32 i
         const int xr0 = px - a.min_disp - lane;
         if (xr0 - 32 * (K - 1) >= 0 && xr0 <= W - 1) {
             const uint64_t *base = crow + xr0;
+            const uint8_t *gb = grow + xr0;
 #pragma unroll
             for (int j = 0; j < NP; j++)
-                cc[j] = hamming<NARROW>(l, __ldg(base - 64 * j)) | hamming<NARROW>(l, __ldg(base - 64 * j - 32)) << 16;
+                cc[j] = match_cost<NARROW, ADC>(l, __ldg(base - 64 * j), gg, gb - 64 * j, tab) |
+                        match_cost<NARROW, ADC>(l, __ldg(base - 64 * j - 32), gg, gb - 64 * j - 32, tab) << 16;
         } else {
 #pragma unroll
             for (int j = 0; j < NP; j++) {
                 const int xa = min(max(xr0 - 64 * j, 0), W - 1), xb = min(max(xr0 - 64 * j - 32, 0), W - 1);
-                cc[j] = hamming<NARROW>(l, __ldg(crow + xa)) | hamming<NARROW>(l, __ldg(crow + xb)) << 16;
+                cc[j] = match_cost<NARROW, ADC>(l, __ldg(crow + xa), gg, grow + xa, tab) |
+                        match_cost<NARROW, ADC>(l, __ldg(crow + xb), gg, grow + xb, tab) << 16;
             }
         }
     };
@@ -190,39 +209,51 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
     }
 }
 
-template <int K, bool NARROW>
+template <int K, bool NARROW, bool ADC>
 static void launch_k(int D, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
 {
     if (D == 32 * K)
-        path_kernel_il<K, NARROW, true><<<grid, block, 0, s>>>(a);
+        path_kernel_il<K, NARROW, true, ADC><<<grid, block, 0, s>>>(a);
     else
-        path_kernel_il<K, NARROW, false><<<grid, block, 0, s>>>(a);
+        path_kernel_il<K, NARROW, false, ADC><<<grid, block, 0, s>>>(a);
 }
 
-template <bool NARROW>
+template <bool NARROW, bool ADC>
 static void launch_pairs(int D, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
 {
     if (D <= 64)
-        launch_k<2, NARROW>(D, grid, block, s, a);
+        launch_k<2, NARROW, ADC>(D, grid, block, s, a);
     else if (D <= 128)
-        launch_k<4, NARROW>(D, grid, block, s, a);
+        launch_k<4, NARROW, ADC>(D, grid, block, s, a);
     else if (D <= 256)
-        launch_k<8, NARROW>(D, grid, block, s, a);
+        launch_k<8, NARROW, ADC>(D, grid, block, s, a);
     else
-        launch_k<16, NARROW>(D, grid, block, s, a);
+        launch_k<16, NARROW, ADC>(D, grid, block, s, a);
 }
 
 extern "C" int gvis_cu_sgm_path(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, int width,
                                 int height, int D, int min_disp, int census, int p1, int p2, int p2_adapt, int dir,
                                 int ndirs, uint8_t *d_lr, void *stream)
 {
+    return gvis_cu_sgm_path_cost(d_cl, d_cr, d_guide, NULL, NULL, width, height, D, min_disp, census, p1, p2, p2_adapt,
+                                 dir, ndirs, d_lr, stream);
+}
+
+extern "C" int gvis_cu_sgm_path_cost(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
+                                     const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D,
+                                     int min_disp, int census, int p1, int p2, int p2_adapt, int dir, int ndirs,
+                                     uint8_t *d_lr, void *stream)
+{
     if (width <= 0 || height <= 0 || D < 16 || D > 512 || D % 16 || dir < 0 || ndirs < 1 || dir + ndirs > 8 ||
-        (census != 0 && census != 1))
+        (census != 0 && census != 1) || (luts && !d_guide_r))
         return (int)cudaErrorInvalidValue;
     path_args a;
     a.cl = d_cl;
     a.cr = d_cr;
     a.guide = d_guide;
+    a.guide_r = d_guide_r;
+    if (luts)
+        memcpy(a.luts, luts, sizeof a.luts);
     a.width = width;
     a.height = height;
     a.D = D;
@@ -240,8 +271,8 @@ extern "C" int gvis_cu_sgm_path(const uint64_t *d_cl, const uint64_t *d_cr, cons
     cudaStream_t s = (cudaStream_t)stream;
     // K = disparities a lane: D <= 32 K; slots k >= D are masked out
     if (census == 1)
-        launch_pairs<true>(D, grid, block, s, a);
+        luts ? launch_pairs<true, true>(D, grid, block, s, a) : launch_pairs<true, false>(D, grid, block, s, a);
     else
-        launch_pairs<false>(D, grid, block, s, a);
+        luts ? launch_pairs<false, true>(D, grid, block, s, a) : launch_pairs<false, false>(D, grid, block, s, a);
     return (int)cudaGetLastError();
 }

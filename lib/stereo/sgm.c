@@ -18,6 +18,7 @@ void gvis_sgm_defaults(gvis_sgm_params *p)
     p->p2 = 120;
     p->p2_adapt = 8;
     p->census = GVIS_CENSUS_SYM;
+    p->cost = GVIS_COST_ADCENSUS;
     p->uniqueness = 0.95;
     p->subpixel = 1;
     p->lr_check = 1;
@@ -25,7 +26,15 @@ void gvis_sgm_defaults(gvis_sgm_params *p)
     p->fill = GVIS_FILL_NONE;
 }
 
-int gvis_sgm_cost_max(int census) { return census == GVIS_CENSUS_9X7 ? 62 : 31; }
+int gvis_sgm_cost_max(const gvis_sgm_params *p)
+{
+    if (p->cost == GVIS_COST_ADCENSUS) {
+        uint8_t lc[64], la[64];
+        gvis_sgm_cost_luts(p->census, lc, la);
+        return gvis_sgm_cost_luts_max(lc, la);
+    }
+    return p->census == GVIS_CENSUS_9X7 ? 62 : 31;
+}
 
 int gvis_sgm_check(const gvis_sgm_params *p, int width, int height)
 {
@@ -38,9 +47,12 @@ int gvis_sgm_check(const gvis_sgm_params *p, int width, int height)
         return gvis_error(GVIS_E_ARG, "paths must be 4 or 8, not %d", p->paths);
     if (p->census != GVIS_CENSUS_9X7 && p->census != GVIS_CENSUS_SYM)
         return gvis_error(GVIS_E_ARG, "unknown census kind %d", p->census);
-    const int p2max = 255 - gvis_sgm_cost_max(p->census);
+    if (p->cost != GVIS_COST_CENSUS && p->cost != GVIS_COST_ADCENSUS)
+        return gvis_error(GVIS_E_ARG, "unknown cost kind %d", p->cost);
+    const int p2max = 255 - gvis_sgm_cost_max(p);
     if (p->p2 < 0 || p->p2 > p2max)
-        return gvis_error(GVIS_E_ARG, "p2 %d is outside 0..%d (8-bit path costs with census %s)", p->p2, p2max,
+        return gvis_error(GVIS_E_ARG, "p2 %d is outside 0..%d (8-bit path costs with %s cost, census %s)", p->p2,
+                          p2max, p->cost == GVIS_COST_ADCENSUS ? "ad-census" : "census",
                           p->census == GVIS_CENSUS_9X7 ? "9x7" : "sym");
     if (p->p2_adapt < 0 || p->p2_adapt > 255)
         return gvis_error(GVIS_E_ARG, "p2-adapt %d is outside 0..255", p->p2_adapt);
@@ -143,7 +155,8 @@ typedef struct {
     int need_right;
     /* CPU scratch */
     uint64_t *cl, *cr;
-    uint8_t *guide;
+    uint8_t *guide, *guide_r;
+    uint8_t remap[256]; /* ad-census: R of sgm.h step 3 */
     uint16_t *sum, *sum2;
     int16_t *tl, *tr, *ml, *mr;
 } sgm_call;
@@ -164,7 +177,11 @@ static int sgm_cpu_once(void *arg)
     gvis_sgm_census(c->gl->data, c->gl->stride, (int)c->gl->type, W, H, p->census, c->cl);
     gvis_sgm_census(c->gr->data, c->gr->stride, (int)c->gr->type, W, H, p->census, c->cr);
     gvis_sgm_guide(c->gl, c->guide);
-    int rc = gvis_sgm_aggregate(c->cl, c->cr, c->guide, W, H, p, c->sum, c->sum2);
+    if (p->cost == GVIS_COST_ADCENSUS) {
+        gvis_sgm_guide(c->gr, c->guide_r);
+        gvis_sgm_ad_remap(c->guide_r, n, c->remap);
+    }
+    int rc = gvis_sgm_aggregate(c->cl, c->cr, c->guide, c->guide, c->guide_r, W, H, p, c->sum, c->sum2);
     if (rc)
         return rc;
     int16_t *l = c->tl, *r = c->need_right ? c->tr : NULL, *l2 = c->ml, *r2 = c->mr;
@@ -203,7 +220,7 @@ static int sgm_cpu(gvis_ctx *ctx, void *arg)
     if (gvis_image_bytes((size_t)W, (size_t)H, (size_t)D, sizeof(uint16_t), &cells))
         return gvis_error(GVIS_E_LIMIT, "cost volume of %dx%dx%d is too large", W, H, D);
     /* one block: censuses, partial sums, guide, four maps (kept between calls) */
-    const size_t bytes = 2 * n * sizeof(uint64_t) + 2 * cells + 4 * n * sizeof(int16_t) + n;
+    const size_t bytes = 2 * n * sizeof(uint64_t) + 2 * cells + 4 * n * sizeof(int16_t) + 2 * n;
     uint8_t *block = gvis_sgm_scratch_take(bytes);
     int rc = GVIS_OK;
     if (!block) {
@@ -218,6 +235,7 @@ static int sgm_cpu(gvis_ctx *ctx, void *arg)
         c->ml = c->tl + 2 * n;
         c->mr = c->tl + 3 * n;
         c->guide = (uint8_t *)(c->tl + 4 * n);
+        c->guide_r = c->guide + n;
         rc = gvis_time_cpu(ctx, sgm_cpu_once, c);
     }
     gvis_sgm_scratch_give(block, bytes);
@@ -230,7 +248,8 @@ size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int 
     (void)want_right; /* the right view's maps are among the four below either way */
     /* censuses, guide, path volumes (one byte per path, pixel and disparity, as libSGM),
      * four disparity maps, the two grey images (16-bit at most, pitch aside) */
-    return 2 * n * 8 + n + (size_t)p->paths * n * p->max_disp + 4 * n * sizeof(int16_t) + 2 * n * 2;
+    return 2 * n * 8 + n + (size_t)p->paths * n * p->max_disp + 4 * n * sizeof(int16_t) + 2 * n * 2 +
+           (p->cost == GVIS_COST_ADCENSUS ? n : 0); /* the right guide */
 }
 
 #ifdef GVIS_HAVE_CUDA
@@ -239,7 +258,8 @@ typedef struct {
     const void *d_gl, *d_gr;
     size_t pl, pr;
     uint64_t *d_cl, *d_cr;
-    uint8_t *d_guide, *d_lr;
+    uint8_t *d_guide, *d_guide_r, *d_lr;
+    uint8_t luts[128]; /* ad-census tables */
     int16_t *d_t[4];
     int16_t *d_outl, *d_outr;
 } sgm_launch_t;
@@ -252,10 +272,13 @@ static int sgm_launch(void *arg, void *stream)
     const int W = c->gl->width, H = c->gl->height, D = p->max_disp, M = p->min_disp;
     int err = gvis_cu_sgm_census(g->d_gl, g->pl, (int)c->gl->type, W, H, p->census, g->d_cl, g->d_guide, stream);
     if (!err)
-        err = gvis_cu_sgm_census(g->d_gr, g->pr, (int)c->gr->type, W, H, p->census, g->d_cr, NULL, stream);
+        err = gvis_cu_sgm_census(g->d_gr, g->pr, (int)c->gr->type, W, H, p->census, g->d_cr, g->d_guide_r, stream);
+    if (!err && p->cost == GVIS_COST_ADCENSUS)
+        err = gvis_cu_sgm_remap_u8(g->d_guide_r, (size_t)W * H, c->remap, stream);
     if (!err)
-        err = gvis_cu_sgm_path(g->d_cl, g->d_cr, g->d_guide, W, H, D, M, p->census, p->p1, p->p2, p->p2_adapt, 0, p->paths,
-                               g->d_lr, stream);
+        err = gvis_cu_sgm_path_cost(g->d_cl, g->d_cr, g->d_guide, g->d_guide_r,
+                                    p->cost == GVIS_COST_ADCENSUS ? g->luts : NULL, W, H, D, M, p->census, p->p1, p->p2,
+                                    p->p2_adapt, 0, p->paths, g->d_lr, stream);
     int16_t *l = g->d_t[0], *r = c->need_right ? g->d_t[1] : NULL, *l2 = g->d_t[2], *r2 = g->d_t[3];
     if (!err)
         err = gvis_cu_sgm_wta(g->d_lr, p->paths, W, H, D, M, gvis_sgm_uniqueness_fixed(p->uniqueness), p->subpixel,
@@ -312,6 +335,10 @@ static int sgm_cuda(gvis_ctx *ctx, void *arg)
         err = gvis_cu_buffer(ctx->job, 5 + i, n * sizeof(int16_t), (void **)&g.d_t[i]);
     if (!err)
         err = gvis_cu_buffer(ctx->job, 9, n, (void **)&g.d_guide);
+    if (!err && c->p->cost == GVIS_COST_ADCENSUS) {
+        err = gvis_cu_buffer(ctx->job, 10, n, (void **)&g.d_guide_r);
+        gvis_sgm_cost_luts(c->p->census, g.luts, g.luts + 64);
+    }
     if (err == GVIS_CUDA_ERR_NOMEM)
         return gvis_error(GVIS_E_DEVICE_NOMEM, "out of device memory allocating %zu bytes for SGM on %dx%d, D=%d",
                           vol + n * 24, W, H, D);
@@ -360,6 +387,12 @@ int gvis_sgm(gvis_ctx *ctx, const gvis_image *left, const gvis_image *right, con
     c.out_l = out_left;
     c.out_r = out_right;
     c.need_right = out_right != NULL || p->lr_check >= 0;
+    if (p->cost == GVIS_COST_ADCENSUS) {
+        uint64_t hl[256], hr[256];
+        gvis_sgm_guide_hist(&gl, hl);
+        gvis_sgm_guide_hist(&gr, hr);
+        gvis_sgm_ad_remap_lut(hl, hr, c.remap);
+    }
     rc = gvis_dispatch(ctx, "disparity", sgm_cpu, sgm_cuda, &c);
 done:
     gvis_image_free(&gl);

@@ -18,8 +18,14 @@
  *    sym (centre-symmetric): for dy = -3..0, dx = -4..4 with dy < 0 or dx < 0:
  *         c = (c << 1) | (I(y+dy, x+dx) >= I(y-dy, x-dx));     31 bits
  *
- * 3. Matching cost (8-bit): C(x, y, k) = popcount(cL(y, x) ^ cR(y, clamp(x - M - k))),
- *    0..Cmax with Cmax = 62 (9x7) or 31 (sym).
+ * 3. Matching cost (8-bit), with xr = clamp(x - M - k) and h = popcount(cL(y, x) ^ cR(y, xr)):
+ *    census:    C(x, y, k) = h, 0..Cmax with Cmax = 62 (9x7) or 31 (sym).
+ *    ad-census: C(x, y, k) = Tc[h] + Ta[min(|GL(y, x) - R[GR(y, xr)]|, 63)], with GL, GR
+ *    the 8-bit guides of step 4 of both views, R the table of gvis_sgm_ad_remap_lut (the
+ *    right guide mapped to the left's mean and standard deviation), and the integer tables
+ *    of gvis_sgm_cost_luts: Tc[i] = min(i, B), Ta[i] = floor(A (1 - exp(-i / 10)) + 0.5),
+ *    B = 31, A = 4 (sym) or B = 62, A = 8 (9x7) (Mei et al.'s robust AD term, at 1/8 of
+ *    the census range); Cmax = B + A.
  *
  * 4. Path aggregation along r = (dx, dy) (4 paths: the horizontal and vertical
  *    directions; 8 paths: the diagonals too).  At the first pixel of a path
@@ -79,6 +85,7 @@ extern "C" {
 
 enum { GVIS_CENSUS_9X7 = 0, GVIS_CENSUS_SYM = 1 };
 enum { GVIS_FILL_NONE = 0, GVIS_FILL_BACKGROUND = 1 };
+enum { GVIS_COST_CENSUS = 0, GVIS_COST_ADCENSUS = 1 };
 
 #define GVIS_SGM_MAX_D 512
 #define GVIS_SGM_MAX_ABS_MIN 1024
@@ -91,6 +98,7 @@ typedef struct {
     int p1, p2;        /* default 10, 120 */
     int p2_adapt;      /* T of step 4, 0..255 (0: constant P2); default 8 */
     int census;        /* GVIS_CENSUS_*; default sym */
+    int cost;          /* GVIS_COST_*; default ad-census */
     double uniqueness; /* (0, 1]; default 0.95 */
     int subpixel;      /* default 1 */
     int lr_check;      /* tolerance in pixels, < 0: off; default 1 */
@@ -111,8 +119,8 @@ typedef struct {
 void gvis_sgm_defaults(gvis_sgm_params *p);
 /* Checks the parameters for a W x H pair; GVIS_E_ARG with a message. */
 int gvis_sgm_check(const gvis_sgm_params *p, int width, int height);
-/* The census's largest cost: 62 (9x7) or 31 (sym). */
-int gvis_sgm_cost_max(int census);
+/* The largest matching cost Cmax of step 3 under these parameters (cost and census). */
+int gvis_sgm_cost_max(const gvis_sgm_params *p);
 /* Converts an 8- or 16-bit image to one-channel grey (step 1); gray is allocated. */
 int gvis_sgm_gray(const gvis_image *src, gvis_image *gray);
 
@@ -134,17 +142,37 @@ void gvis_sgm_census(const void *img, size_t stride, int bytes, int width, int h
 void gvis_sgm_guide(const gvis_image *gray, uint8_t *guide);
 /* P2 per guide difference 0..255 (step 4). */
 void gvis_sgm_p2_table(const gvis_sgm_params *p, uint8_t lut[256]);
+/* ad-census cost (step 3, lib/stereo/cost_adcensus.c): the tables, their Cmax, one cost
+ * (the reference), and one image row of costs (out: W x D, [x][k]; scratch of
+ * gvis_sgm_cost_row_scratch bytes, or NULL for the scalar path). */
+void gvis_sgm_cost_luts(int census, uint8_t lut_census[64], uint8_t lut_ad[64]);
+int gvis_sgm_cost_luts_max(const uint8_t lut_census[64], const uint8_t lut_ad[64]);
+uint8_t gvis_sgm_cost_adcensus_ref(uint64_t cl, uint64_t cr, int gl, int gr, const uint8_t lut_census[64],
+                                   const uint8_t lut_ad[64]);
+size_t gvis_sgm_cost_row_scratch(int width, int D);
+/* R of step 3 from the histograms of both guides (gvis_sgm_guide_hist: the 8-bit guide
+ * values of a grey image), and R applied in place. */
+void gvis_sgm_guide_hist(const gvis_image *gray, uint64_t hist[256]);
+void gvis_sgm_ad_remap_lut(const uint64_t hist_l[256], const uint64_t hist_r[256], uint8_t lut[256]);
+void gvis_sgm_ad_remap(uint8_t *img, size_t n, const uint8_t lut[256]);
+void gvis_sgm_cost_row_adcensus(const uint64_t *cl, const uint64_t *cr, const uint8_t *gl, const uint8_t *gr,
+                                int width, int D, int M, int census, const uint8_t lut_census[64],
+                                const uint8_t lut_ad[64], uint8_t *out, uint8_t *scratch);
+/* The matching cost C(x, y, k) of step 3 by the rule, for references. */
+int gvis_sgm_cost_ref(const uint64_t *cl, const uint64_t *cr, const uint8_t *ad_l, const uint8_t *ad_r, int width,
+                      const gvis_sgm_params *p, int x, int y, int k);
 /* Costs and aggregation over p->paths paths into sum (W x H x D, u16, [y][x][k]);
- * cl and cr are censuses of kind p->census.
+ * cl and cr are censuses of kind p->census; ad_l and ad_r, the images whose absolute
+ * differences the ad-census cost takes, are read for that cost only (may be NULL otherwise).
  * With sum2 non-NULL, the paths are split over sum and sum2 (S = sum + sum2;
  * saves a pass: gvis_sgm_wta adds them).  GVIS_E_NOMEM on allocation failure. */
-int gvis_sgm_aggregate(const uint64_t *cl, const uint64_t *cr, const uint8_t *guide, int width, int height,
-                       const gvis_sgm_params *p, uint16_t *sum, uint16_t *sum2);
+int gvis_sgm_aggregate(const uint64_t *cl, const uint64_t *cr, const uint8_t *guide, const uint8_t *ad_l,
+                       const uint8_t *ad_r, int width, int height, const gvis_sgm_params *p, uint16_t *sum, uint16_t *sum2);
 /* Path direction index 0..7: (1,0) (-1,0) (0,1) (0,-1) (1,1) (-1,-1) (-1,1) (1,-1). */
 extern const int gvis_sgm_dirs[8][2];
 /* Naive reference of one path direction into lr (W x H x D, u8). */
-void gvis_sgm_path_ref(const uint64_t *cl, const uint64_t *cr, const uint8_t *guide, int width, int height,
-                       const gvis_sgm_params *p, int dir, uint8_t *lr);
+void gvis_sgm_path_ref(const uint64_t *cl, const uint64_t *cr, const uint8_t *guide, const uint8_t *ad_l,
+                       const uint8_t *ad_r, int width, int height, const gvis_sgm_params *p, int dir, uint8_t *lr);
 /* Winner takes all (step 5) from S = sum (+ sum2 when not NULL); left and/or
  * right may be NULL.  GVIS_E_NOMEM on allocation failure. */
 int gvis_sgm_wta(const uint16_t *sum, const uint16_t *sum2, int width, int height, int D, int min_disp,

@@ -25,8 +25,9 @@ const int gvis_sgm_dirs[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, 
 
 typedef struct {
     const uint64_t *cl, *cr;
-    const uint8_t *guide;
-    int width, height, D, min_disp, p1, paths, nplanes;
+    const uint8_t *guide, *ad_l, *ad_r;
+    int width, height, D, min_disp, p1, paths, nplanes, cost_kind, census;
+    uint8_t lut_census[64], lut_ad[64];
     uint8_t p2lut[256];
     uint8_t *cost;
     uint16_t *sum[2];
@@ -119,6 +120,16 @@ static void cost_task(void *arg, int index, int count)
     size_t y0, y1;
     gvis_split((size_t)j->height, index, count, &y0, &y1);
     uint8_t *planes = NULL;
+    if (j->cost_kind == GVIS_COST_ADCENSUS) {
+        planes = malloc(gvis_sgm_cost_row_scratch(j->width, j->D));
+        for (size_t y = y0; y < y1; y++) {
+            const size_t r = y * j->width;
+            gvis_sgm_cost_row_adcensus(j->cl + r, j->cr + r, j->ad_l + r, j->ad_r + r, j->width, j->D,
+                                       j->min_disp, j->census, j->lut_census, j->lut_ad, j->cost + r * j->D, planes);
+        }
+        free(planes);
+        return;
+    }
 #ifdef SGM_X86
     const int use_avx2 = __builtin_cpu_supports("avx2");
     if (use_avx2)
@@ -481,8 +492,8 @@ void gvis_sgm_guide(const gvis_image *gray, uint8_t *guide)
     }
 }
 
-int gvis_sgm_aggregate(const uint64_t *cl, const uint64_t *cr, const uint8_t *guide, int width, int height,
-                       const gvis_sgm_params *p, uint16_t *sum, uint16_t *sum2)
+int gvis_sgm_aggregate(const uint64_t *cl, const uint64_t *cr, const uint8_t *guide, const uint8_t *ad_l,
+                       const uint8_t *ad_r, int width, int height, const gvis_sgm_params *p, uint16_t *sum, uint16_t *sum2)
 {
     const int D = p->max_disp;
     size_t cells;
@@ -493,6 +504,12 @@ int gvis_sgm_aggregate(const uint64_t *cl, const uint64_t *cr, const uint8_t *gu
     j.cl = cl;
     j.cr = cr;
     j.guide = guide;
+    j.ad_l = ad_l;
+    j.ad_r = ad_r;
+    j.cost_kind = p->cost;
+    j.census = p->census;
+    if (p->cost == GVIS_COST_ADCENSUS)
+        gvis_sgm_cost_luts(p->census, j.lut_census, j.lut_ad);
     j.width = width;
     j.height = height;
     j.D = D;
@@ -531,10 +548,22 @@ int gvis_sgm_aggregate(const uint64_t *cl, const uint64_t *cr, const uint8_t *gu
 
 /* ---- the naive reference of one direction ---------------------------------- */
 
-void gvis_sgm_path_ref(const uint64_t *cl, const uint64_t *cr, const uint8_t *guide, int width, int height,
-                       const gvis_sgm_params *prm, int dir, uint8_t *lr)
+int gvis_sgm_cost_ref(const uint64_t *cl, const uint64_t *cr, const uint8_t *ad_l, const uint8_t *ad_r, int width, const gvis_sgm_params *p, int x, int y, int k)
 {
-    const int D = prm->max_disp, min_disp = prm->min_disp, p1 = prm->p1;
+    int xr = x - p->min_disp - k;
+    xr = xr < 0 ? 0 : xr >= width ? width - 1 : xr;
+    const size_t l = (size_t)y * width + x, r = (size_t)y * width + xr;
+    if (p->cost != GVIS_COST_ADCENSUS)
+        return __builtin_popcountll(cl[l] ^ cr[r]);
+    uint8_t lc[64], la[64];
+    gvis_sgm_cost_luts(p->census, lc, la);
+    return gvis_sgm_cost_adcensus_ref(cl[l], cr[r], ad_l[l], ad_r[r], lc, la);
+}
+
+void gvis_sgm_path_ref(const uint64_t *cl, const uint64_t *cr, const uint8_t *guide, const uint8_t *ad_l,
+                       const uint8_t *ad_r, int width, int height, const gvis_sgm_params *prm, int dir, uint8_t *lr)
+{
+    const int D = prm->max_disp, p1 = prm->p1;
     const int rx = gvis_sgm_dirs[dir][0], ry = gvis_sgm_dirs[dir][1];
     /* Visit pixels so that p - r is always done before p. */
     const int ys = ry >= 0 ? 0 : height - 1, ye = ry >= 0 ? height : -1, yst = ry >= 0 ? 1 : -1;
@@ -557,9 +586,7 @@ void gvis_sgm_path_ref(const uint64_t *cl, const uint64_t *cr, const uint8_t *gu
                     if (p[k] < m)
                         m = p[k];
             for (int k = 0; k < D; k++) {
-                int xr = x - min_disp - k;
-                xr = xr < 0 ? 0 : xr >= width ? width - 1 : xr;
-                int c = __builtin_popcountll(cl[(size_t)y * width + x] ^ cr[(size_t)y * width + xr]);
+                int c = gvis_sgm_cost_ref(cl, cr, ad_l, ad_r, width, prm, x, y, k);
                 int v = c;
                 if (has_prev) {
                     int t = p[k] - m;
