@@ -287,7 +287,7 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
     int jobs = g_opts.jobs ? g_opts.jobs : gvis_threads();
     if (jobs > args->ninputs)
         jobs = args->ninputs;
-    if (cmd->parallel && to_dir && jobs > 1 && stdin_uses == 0)
+    if (cmd->parallel && to_dir && (jobs > 1 || cli_device_entries(ctx) > 1) && stdin_uses == 0)
         return run_parallel(cmd, args, ctx, fn, arg, o, ext, jobs);
     int status = EXIT_OK;
     for (int i = 0; i < args->ninputs; i++) {

@@ -109,16 +109,20 @@ static gvis_ctx *fallback_ctx(void *user, int entry)
     return c;
 }
 
+int cli_device_entries(const gvis_ctx *ctx)
+{
+    int idx[GVIS_MAX_DEVICE_LIST], entries = 0;
+    if (!gvis_ctx_on_cuda(ctx) || gvis_device_list(g_opts.device, idx, GVIS_MAX_DEVICE_LIST, &entries))
+        return 0;
+    return entries;
+}
+
 int cli_run_jobs(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ctx *ctx, cli_file_fn fn, void *arg,
                  char **outs, int jobs)
 {
     (void)cmd;
     int n = args->ninputs;
-    int idx[GVIS_MAX_DEVICE_LIST], entries = 0;
-    if (gvis_device_list(g_opts.device, idx, GVIS_MAX_DEVICE_LIST, &entries))
-        entries = 0; /* ctx was made: the CPU under auto */
-    if (!gvis_ctx_on_cuda(ctx))
-        entries = 0;
+    int entries = cli_device_entries(ctx);
     /* workers: a whole-chain subcommand one per job; an image operation one per listed
      * device, at least two on a GPU (copies of one overlap the kernels of the other), one
      * on the CPU (the operation itself runs on every core) */
@@ -171,7 +175,7 @@ int cli_run_jobs(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ct
                               .stages = st,
                               .readers = jobs,
                               .writers = jobs,
-                              .inflight = 2 * (jobs + workers),
+                              .inflight = 2 * jobs + workers, /* each reader, worker and writer busy */
                               .entries = entries,
                               .make_ctx = fallback_ctx,
                               .check = img_check,

@@ -109,6 +109,8 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
  * worker.  arg is the per-file function's. */
 typedef int (*cli_op_fn)(gvis_ctx *ctx, const gvis_image *src, gvis_image *dst, void *arg);
 void cli_set_image_op(cli_op_fn op);
+/* The entries of the --device list a batch on ctx spreads over (0 on the CPU). */
+int cli_device_entries(const gvis_ctx *ctx);
 /* The files of a batch on several workers (batch_run.c): outs[i] is input i's output. */
 int cli_run_jobs(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ctx *ctx, cli_file_fn fn, void *arg,
                  char **outs, int jobs);

@@ -36,6 +36,8 @@ check "cuda:0,0: the summary counts cuda:0" grep -q '14 of 14 files done, 0 fail
 ok "cuda:all" "$GVIS" -v --device cuda:all gauss --sigma 2 "$T/in" -o "$T/gall/" -j 3
 check "cuda:all: the CPU's bytes" diff -r "$T/cpu" "$T/gall"
 check "cuda:all: the counts add up" [ "$(sed -n 's/.*files done.*; //p' "$T/err" | tr ',' '\n' | awk '{s += $2} END {print s}')" -eq 14 ]
+ok "--jobs 1 with a list: still both entries" "$GVIS" -v --device cuda:0,0 gauss --sigma 2 "$T/in" -o "$T/j1/" -j 1
+check "--jobs 1 with a list: the CPU's bytes, counted" sh -c "diff -r '$T/cpu' '$T/j1' && grep -q 'on cuda:0,0; cuda:0 14\$' '$T/err'"
 ok "one file with a list: its first device" "$GVIS" -v --device cuda:0,0 gauss --sigma 2 "$T/in/p1.png" -o "$T/one.png"
 check "one file: same bytes" cmp -s "$T/one.png" "$T/cpu/p1.png"
 
