@@ -668,9 +668,10 @@ gvis_ctx *cli_context_on(int *status, int entry)
         return NULL;
     }
     cli_info("device %s", gvis_ctx_device_name(ctx));
+    static int said; /* once, not once per batch worker */
     gvis_jpeg_counts j;
     gvis_ctx_jpeg_counts(ctx, &j);
-    if (j.nvjpeg)
+    if (j.nvjpeg && !said++)
         cli_info("JPEG through nvJPEG on the device (libjpeg-turbo for what its engines refuse)");
     *status = EXIT_OK;
     return ctx;

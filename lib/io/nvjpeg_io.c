@@ -223,19 +223,24 @@ int gvis_nvj_decode(gvis_ctx *ctx, const uint8_t *data, size_t len, gvis_image *
     }
     gvis_nvjpeg_dec *dec = n->dec;
     gvis_jpeg_info info;
-    if (!whole_file(data, len) || !gvis_nvjpeg_dec_supported(dec, data, len, &info))
+    if (!whole_file(data, len))
         return GVIS_NVJ_DECLINED;
 #ifdef GVIS_HAVE_JPEG
-    /* the size limit and the metadata, by the CPU codec's own code; a header it refuses
-     * goes to it whole, for its usual message */
+    /* the size limit, the tables and the metadata, by the CPU codec's own code, before
+     * nvJPEG parses anything; a header it refuses goes to it whole, for its usual message */
     if (gvis_jpeg_read_header(data, len, &ctx->io, img))
-        return GVIS_NVJ_DECLINED;
-#else
-    if (gvis_check_size((size_t)info.width, (size_t)info.height, &ctx->io))
         return GVIS_NVJ_DECLINED;
 #endif
     gvis_meta *meta = img->meta;
     img->meta = NULL;
+    if (!gvis_nvjpeg_dec_supported(dec, data, len, &info)
+#ifndef GVIS_HAVE_JPEG
+        || gvis_check_size((size_t)info.width, (size_t)info.height, &ctx->io)
+#endif
+    ) {
+        gvis_meta_free(meta);
+        return GVIS_NVJ_DECLINED;
+    }
     int sw = info.width, sh = info.height, w = sw, h = sh;
     int orient = meta && !ctx->io.no_autorotate && meta->orientation >= 2 && meta->orientation <= 8
                      ? meta->orientation : 1;
