@@ -75,7 +75,8 @@ int gvis_nvj_open(gvis_ctx *ctx)
 {
     ctx->nvj = NULL;
     if (ctx->io.jpeg_codec == GVIS_JPEG_CODEC_NVJPEG)
-        return gvis_error(GVIS_E_DEVICE, "--jpeg-codec nvjpeg: this gvis was built without CUDA");
+        return gvis_error(GVIS_E_DEVICE, "--jpeg-codec nvjpeg needs a CUDA device, and this run has none (%s)",
+                          ctx->want == 1 ? "--device cpu" : "this gvis was built without CUDA");
     return GVIS_OK;
 }
 void gvis_nvj_close(gvis_ctx *ctx) { (void)ctx; }
