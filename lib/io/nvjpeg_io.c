@@ -305,9 +305,10 @@ int gvis_nvj_encode(gvis_ctx *ctx, const gvis_image *img, gvis_buf *b)
     static int said;
     struct gvis_nvj_ctx *n = ctx->nvj;
     size_t rows = (size_t)img->width * 3 * (size_t)img->height;
-    /* gray and RGBA, and what the CPU writer refuses for its size, keep the CPU path */
+    /* gray and RGBA, what the CPU writer refuses for its size, and tiny images (as on
+     * decode: microseconds on the CPU) keep the CPU path */
     if (img->type != GVIS_U8 || img->channels != 3 || img->width > 65500 || img->height > 65500 ||
-        rows > GVIS_ENCODE_MAX)
+        rows > GVIS_ENCODE_MAX || img->width < GVIS_NVJPEG_MIN_SIDE || img->height < GVIS_NVJPEG_MIN_SIDE)
         return GVIS_NVJ_DECLINED;
     if (!n->enc) {
         if (n->enc_failed)
