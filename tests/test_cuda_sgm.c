@@ -86,6 +86,76 @@ static void check_census(const gvis_image *g, int census, uint64_t *h_c, uint8_t
     }
 }
 
+static uint16_t *d_sumvol; /* the sum volume of the last check_sum_volume */
+
+/* S(p, k) of the sum volume (cuda/stereo/sgm_cuda.h's layout), read on the host. */
+static uint16_t sum_at(const uint16_t *vol, int stride, size_t pix, int k)
+{
+    return vol[pix * stride + 64 * (k / 64) + 2 * (k % 32) + (k / 32) % 2];
+}
+
+/* Compares a downloaded sum volume with a [pixel][k] reference (u16 or, with ref8, one
+ * u8 direction); the padding (k >= D) must be 0. */
+static size_t sum_diff(const uint16_t *vol, int stride, size_t n, int D, const uint16_t *ref16, const uint8_t *ref8)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < stride; k++) {
+            const unsigned want = k >= D ? 0 : ref16 ? ref16[i * D + k] : ref8[i * D + k];
+            bad += sum_at(vol, stride, i, k) != want;
+        }
+    }
+    return bad;
+}
+
+/* The paths added into one u16 volume (gvis_cu_sgm_path_sum): all directions in one
+ * launch, split over two launches (add = 1), and one direction alone against the CPU's
+ * naive path; leaves S of all paths in d_sumvol. */
+static void check_sum_volume(int W, int H, const gvis_sgm_params *p, const uint64_t *cl, const uint64_t *cr,
+                             const uint8_t *guide, const uint8_t *guide_r, const uint64_t *d_cl, const uint64_t *d_cr,
+                             const uint8_t *d_guide, const uint8_t *d_guide_r, const uint8_t *tab,
+                             const uint16_t *cpu_sum, const char *what)
+{
+    const int D = p->max_disp, M = p->min_disp, stride = GVIS_SGM_SUM_STRIDE(D);
+    const size_t n = (size_t)W * H, bytes = n * stride * 2;
+    uint16_t *vol = malloc(bytes);
+    d_sumvol = dev(11, bytes);
+    /* garbage first: add = 0 must clear every word, padding included */
+    CHECK(gvis_cu_memset(job, d_sumvol, 0xa7, bytes) == 0);
+#define PATH_SUM(dir, nd, add)                                                                                         \
+    gvis_cu_sgm_path_sum(d_cl, d_cr, d_guide, d_guide_r, tab, W, H, D, M, p->census, p->p1, p->p2, p->p2_adapt, dir, \
+                         nd, add, d_sumvol, stride, stream)
+    /* one direction alone (the last: a diagonal with 8 paths) against the naive path */
+    const int solo = p->paths - 1;
+    CHECK(PATH_SUM(solo, 1, 0) == 0);
+    down(vol, d_sumvol, bytes);
+    if (n * D <= 20u * 1000 * 1000) {
+        uint8_t *ref = malloc(n * D);
+        gvis_sgm_path_ref(cl, cr, guide, guide, guide_r, W, H, p, solo, ref);
+        size_t bad = sum_diff(vol, stride, n, D, NULL, ref);
+        CHECKF(bad == 0, "%s: sum volume of direction %d alone: %zu values differ", what, solo, bad);
+        free(ref);
+    }
+    /* split over two launches */
+    CHECK(PATH_SUM(0, p->paths / 2, 0) == 0);
+    CHECK(PATH_SUM(p->paths / 2, p->paths - p->paths / 2, 1) == 0);
+    down(vol, d_sumvol, bytes);
+    size_t bad = sum_diff(vol, stride, n, D, cpu_sum, NULL);
+    CHECKF(bad == 0, "%s: sum volume from two launches: %zu of %zu values differ", what, bad, n * stride);
+    /* all in one launch, as the pipeline runs them */
+    CHECK(gvis_cu_memset(job, d_sumvol, 0xa7, bytes) == 0);
+    CHECK(PATH_SUM(0, p->paths, 0) == 0);
+#undef PATH_SUM
+    down(vol, d_sumvol, bytes);
+    bad = sum_diff(vol, stride, n, D, cpu_sum, NULL);
+    CHECKF(bad == 0, "%s: sum volume: %zu of %zu values differ", what, bad, n * stride);
+    /* bad arguments are refused */
+    CHECK(gvis_cu_sgm_path_sum(d_cl, d_cr, d_guide, d_guide_r, tab, W, H, D, M, p->census, p->p1, p->p2, p->p2_adapt, 0,
+                               1, 1, d_sumvol, stride - 32, stream) != 0);
+    CHECK(gvis_cu_sgm_wta_sum(d_sumvol, D % 64 ? D : stride + 16, W, H, D, M, 256, 1, NULL, NULL, stream) != 0);
+    free(vol);
+}
+
 /* All stages on one W x H pair with parameters p; per_dir: compare every direction's
  * volume with the naive reference (slow on big volumes). */
 static void check_stages(int W, int H, gvis_type type, const gvis_sgm_params *p, int per_dir)
@@ -155,6 +225,7 @@ static void check_stages(int W, int H, gvis_type type, const gvis_sgm_params *p,
     size_t bad = count_diff(sum, cpu_sum, cells, 2);
     CHECKF(bad == 0, "%s: aggregated costs: %zu of %zu differ", what, bad, cells);
 
+    check_sum_volume(W, H, p, cl, cr, guide, guide_r, d_cl, d_cr, d_guide, d_guide_r, tab, cpu_sum, what);
     progress("  paths compared");
     /* winner takes all, both views */
     int16_t *hl = malloc(n * 2), *hr = malloc(n * 2), *gl = malloc(n * 2), *gr = malloc(n * 2);
@@ -166,6 +237,17 @@ static void check_stages(int W, int H, gvis_type type, const gvis_sgm_params *p,
     down(gr, d_r, n * 2);
     size_t bl = count_diff(gl, hl, n, 2), br = count_diff(gr, hr, n, 2);
     CHECKF(bl == 0 && br == 0, "%s: wta: %zu left, %zu right of %zu differ", what, bl, br, n);
+    /* the same from the sum volume (the pipeline's way); the sum volume of the last
+     * check_sum_volume launch is S of all paths */
+    CHECK(gvis_cu_memset(job, d_l, 0x55, n * 2) == 0 && gvis_cu_memset(job, d_r, 0x55, n * 2) == 0);
+    CHECK(gvis_cu_sgm_wta_sum(d_sumvol, GVIS_SGM_SUM_STRIDE(D), W, H, D, M, U, p->subpixel, d_l, d_r, stream) == 0);
+    down(gl, d_l, n * 2);
+    down(gr, d_r, n * 2);
+    bl = count_diff(gl, hl, n, 2), br = count_diff(gr, hr, n, 2);
+    CHECKF(bl == 0 && br == 0, "%s: wta from the sum volume: %zu left, %zu right of %zu differ", what, bl, br, n);
+    CHECK(gvis_cu_sgm_wta_sum(d_sumvol, GVIS_SGM_SUM_STRIDE(D), W, H, D, M, U, p->subpixel, d_l, NULL, stream) == 0);
+    down(gl, d_l, n * 2);
+    CHECKF(count_diff(gl, hl, n, 2) == 0, "%s: wta from the sum volume, left only, differs", what);
     size_t valid = 0;
     for (size_t i = 0; i < n; i++)
         valid += hl[i] != GVIS_SGM_INVALID(M);

@@ -49,6 +49,8 @@ int gvis_cu_host_buffer(gvis_cu_job *job, int slot, size_t bytes, void **h_ptr);
 int gvis_cu_upload2d(gvis_cu_job *job, void *d, size_t dpitch, const void *h, size_t hpitch, size_t rowbytes, size_t rows);
 int gvis_cu_download2d(gvis_cu_job *job, void *h, size_t hpitch, const void *d, size_t dpitch, size_t rowbytes, size_t rows);
 int gvis_cu_memset(gvis_cu_job *job, void *d, int value, size_t bytes);
+/* Free and total memory of the job's device (cudaMemGetInfo), for the memory tests. */
+int gvis_cu_mem_info(gvis_cu_job *job, size_t *free_bytes, size_t *total_bytes);
 int gvis_cu_sync(gvis_cu_job *job);
 /* Events around stream work: start, then stop returns the elapsed milliseconds. */
 int gvis_cu_timer_start(gvis_cu_job *job);

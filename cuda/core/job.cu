@@ -147,6 +147,14 @@ extern "C" int gvis_cu_memset(gvis_cu_job *j, void *d, int value, size_t bytes)
     return (int)cudaMemsetAsync(d, value, bytes, j->stream);
 }
 
+extern "C" int gvis_cu_mem_info(gvis_cu_job *j, size_t *free_bytes, size_t *total_bytes)
+{
+    cudaError_t e = cudaSetDevice(j->device);
+    if (e == cudaSuccess)
+        e = cudaMemGetInfo(free_bytes, total_bytes);
+    return (int)e;
+}
+
 extern "C" int gvis_cu_sync(gvis_cu_job *j)
 {
     cudaError_t e = cudaStreamSynchronize(j->stream);

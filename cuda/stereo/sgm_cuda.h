@@ -33,6 +33,22 @@ int gvis_cu_sgm_path_cost(const uint64_t *d_cl, const uint64_t *d_cr, const uint
                           const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D, int min_disp,
                           int census, int p1, int p2, int p2_adapt, int dir, int ndirs, uint8_t *d_lr, void *stream);
 
+/* sgm_path.cu: the same path costs (any cost, as gvis_cu_sgm_path_cost), added into ONE
+ * u16 volume of the sums S (step 4) instead of a u8 volume a direction: the pipeline's
+ * way (2 bytes a pixel and disparity instead of 1 a path).  add = 0 zeroes the volume
+ * first (cudaMemsetAsync on the stream); add = 1 adds to what is there (the tests build
+ * S from several launches).
+ * Layout: stride u16 a pixel (stride % 64 = 0, stride >= D rounded up to 64: the
+ * pipeline uses GVIS_SGM_SUM_STRIDE(D) of sgm.h); S(p, k) sits at u16 index
+ *     p * stride + 64 (k / 64) + 2 (k % 32) + (k / 32) % 2
+ * i.e. 32-bit word 32 (k / 64) + k % 32 of the pixel holds k in its low half and k + 32
+ * in its high half (the pairs a warp lane holds); the halves of k >= D stay 0.  Exact:
+ * each Lr <= 255, so S <= 8 x 255 never carries from one half into the other. */
+int gvis_cu_sgm_path_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
+                         const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D, int min_disp,
+                         int census, int p1, int p2, int p2_adapt, int dir, int ndirs, int add, uint16_t *d_sum,
+                         int stride, void *stream);
+
 /* sgm_cost_adcensus.cu: the ad-census cost volume of step 3 (u8, [y][x][k], W x H x D) from
  * the censuses and the 8-bit guides of both views; luts as for gvis_cu_sgm_path_cost. */
 int gvis_cu_sgm_cost_adcensus(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_gl, const uint8_t *d_gr,
@@ -49,6 +65,9 @@ int gvis_cu_sgm_remap_u8(uint8_t *d_img, size_t n, const uint8_t lut[256], void 
 int gvis_cu_sgm_wta_max_width(int D);
 int gvis_cu_sgm_wta(const uint8_t *d_lr, int npaths, int width, int height, int D, int min_disp, int U,
                     int subpixel, int16_t *d_left, int16_t *d_right, void *stream);
+/* The same from the sum volume of gvis_cu_sgm_path_sum (its stride and layout). */
+int gvis_cu_sgm_wta_sum(const uint16_t *d_sum, int stride, int width, int height, int D, int min_disp, int U,
+                        int subpixel, int16_t *d_left, int16_t *d_right, void *stream);
 
 /* sgm_median.cu: 3x3 median (step 6), d_out != d_in. */
 int gvis_cu_sgm_median(const int16_t *d_in, int16_t *d_out, int width, int height, void *stream);

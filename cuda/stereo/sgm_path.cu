@@ -5,8 +5,10 @@
 // path_kernel_il).  A step needs the neighbours k-1 and k+1 of
 // the previous pixel (shuffles) and the previous minimum, which the previous step reduced
 // with one warp-wide __reduce_min_sync.  Costs come straight from the census codes (no
-// cost volume), the next pixel's loaded one step ahead; the result goes to the
-// direction's own u8 volume.
+// cost volume), the next pixel's loaded one step ahead.  The result goes either to the
+// direction's own u8 volume (gvis_cu_sgm_path, for the per-direction parity checks) or
+// is added into one u16 sum volume shared by all directions (gvis_cu_sgm_path_sum: see
+// the SUM comment in path_kernel_il).
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,6 +28,8 @@ struct path_args {
     int dir0;        // blockIdx.y = i runs direction dir0 + i into lr + i * vol
     size_t vol;
     uint8_t *lr;
+    uint32_t *sum; // SUM: the sum volume, sw 32-bit words (pairs of u16) a pixel
+    int sw;
 };
 
 __constant__ int c_dirs[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, -1}, {-1, 1}, {1, -1}};
@@ -82,7 +86,14 @@ __device__ __forceinline__ uint32_t match_cost(uint64_t l, uint64_t r, int gl, c
     return gvis_adc_cost(hamming<NARROW>(l, r), gl, __ldg(grp), tab);
 }
 
-template <int K, bool NARROW, bool FULL, bool ADC>
+// A 32-bit add into global memory whose old value is not needed (a reduction: no
+// round trip to the SM), spelt out rather than left to ptxas's choice for atomicAdd.
+__device__ __forceinline__ void red_add(uint32_t *p, uint32_t v)
+{
+    asm volatile("red.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+template <int K, bool NARROW, bool FULL, bool ADC, bool SUM>
 __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
 {
     constexpr int NP = K / 2;
@@ -102,7 +113,7 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
     int x, y;
     if (!line_start(blockIdx.x * WARPS + (threadIdx.x >> 5), rx, ry, W, H, x, y))
         return;
-    uint8_t *lr = a.lr + blockIdx.y * a.vol;
+    uint8_t *lr = SUM ? nullptr : a.lr + blockIdx.y * a.vol;
     const uint32_t BIG2 = BIG * 0x10001u, P1x2 = (uint32_t)a.p1 * 0x10001u;
     // which halves hold a disparity < D (FULL: D = 32 K, all of them)
     uint32_t vmask[NP];
@@ -187,13 +198,28 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
             mm = __vmins2(mm, cur[j]);
         }
         const int mn = min((int)(mm & 0xffffu), (int)(mm >> 16));
-        uint8_t *dst = lr + pix * D + lane;
+        if (SUM) {
+            // SUM: the pair register cur[j] (k = 64 j + lane low, k + 32 high) is added
+            // as it is into word 32 j + lane of the pixel (the layout of sgm_cuda.h):
+            // one 32-bit reduction a pair, 128 contiguous bytes a warp.  Exact in any
+            // order and under any overlap of the directions: every Lr <= 255 (sgm.h
+            // step 4), so a half's total over 8 paths is <= 2040 and never carries into
+            // the other half.  Halves with k >= D hold BIG: they add 0, and pairs with
+            // 64 j >= D (all k >= D, outside the pixel's words) are skipped.
+            uint32_t *dst = a.sum + pix * (size_t)a.sw + lane;
 #pragma unroll
-        for (int j = 0; j < NP; j++) {
-            if (FULL || lane + 64 * j < D)
-                dst[64 * j] = (uint8_t)cur[j];
-            if (FULL || lane + 64 * j + 32 < D)
-                dst[64 * j + 32] = (uint8_t)(cur[j] >> 16);
+            for (int j = 0; j < NP; j++)
+                if (FULL || 64 * j < D)
+                    red_add(dst + 32 * j, FULL ? cur[j] : cur[j] & vmask[j]);
+        } else {
+            uint8_t *dst = lr + pix * D + lane;
+#pragma unroll
+            for (int j = 0; j < NP; j++) {
+                if (FULL || lane + 64 * j < D)
+                    dst[64 * j] = (uint8_t)cur[j];
+                if (FULL || lane + 64 * j + 32 < D)
+                    dst[64 * j + 32] = (uint8_t)(cur[j] >> 16);
+            }
         }
         m = (int)__reduce_min_sync(0xffffffffu, (unsigned)mn);
         gprev = g;
@@ -209,26 +235,36 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
     }
 }
 
-template <int K, bool NARROW, bool ADC>
+template <int K, bool NARROW, bool ADC, bool SUM>
 static void launch_k(int D, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
 {
     if (D == 32 * K)
-        path_kernel_il<K, NARROW, true, ADC><<<grid, block, 0, s>>>(a);
+        path_kernel_il<K, NARROW, true, ADC, SUM><<<grid, block, 0, s>>>(a);
     else
-        path_kernel_il<K, NARROW, false, ADC><<<grid, block, 0, s>>>(a);
+        path_kernel_il<K, NARROW, false, ADC, SUM><<<grid, block, 0, s>>>(a);
 }
 
-template <bool NARROW, bool ADC>
+template <bool NARROW, bool ADC, bool SUM>
 static void launch_pairs(int D, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
 {
     if (D <= 64)
-        launch_k<2, NARROW, ADC>(D, grid, block, s, a);
+        launch_k<2, NARROW, ADC, SUM>(D, grid, block, s, a);
     else if (D <= 128)
-        launch_k<4, NARROW, ADC>(D, grid, block, s, a);
+        launch_k<4, NARROW, ADC, SUM>(D, grid, block, s, a);
     else if (D <= 256)
-        launch_k<8, NARROW, ADC>(D, grid, block, s, a);
+        launch_k<8, NARROW, ADC, SUM>(D, grid, block, s, a);
     else
-        launch_k<16, NARROW, ADC>(D, grid, block, s, a);
+        launch_k<16, NARROW, ADC, SUM>(D, grid, block, s, a);
+}
+
+template <bool SUM>
+static void launch_cost(int census, bool adc, int D, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
+{
+    if (census == 1)
+        adc ? launch_pairs<true, true, SUM>(D, grid, block, s, a) : launch_pairs<true, false, SUM>(D, grid, block, s, a);
+    else
+        adc ? launch_pairs<false, true, SUM>(D, grid, block, s, a)
+            : launch_pairs<false, false, SUM>(D, grid, block, s, a);
 }
 
 extern "C" int gvis_cu_sgm_path(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, int width,
@@ -239,10 +275,9 @@ extern "C" int gvis_cu_sgm_path(const uint64_t *d_cl, const uint64_t *d_cr, cons
                                  dir, ndirs, d_lr, stream);
 }
 
-extern "C" int gvis_cu_sgm_path_cost(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
-                                     const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D,
-                                     int min_disp, int census, int p1, int p2, int p2_adapt, int dir, int ndirs,
-                                     uint8_t *d_lr, void *stream)
+static int path_launch(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, const uint8_t *d_guide_r,
+                       const uint8_t *luts, int width, int height, int D, int min_disp, int census, int p1, int p2,
+                       int p2_adapt, int dir, int ndirs, uint8_t *d_lr, uint32_t *d_sum, int stride, void *stream)
 {
     if (width <= 0 || height <= 0 || D < 16 || D > 512 || D % 16 || dir < 0 || ndirs < 1 || dir + ndirs > 8 ||
         (census != 0 && census != 1) || (luts && !d_guide_r))
@@ -264,15 +299,46 @@ extern "C" int gvis_cu_sgm_path_cost(const uint64_t *d_cl, const uint64_t *d_cr,
     a.dir0 = dir;
     a.vol = (size_t)width * height * D;
     a.lr = d_lr;
+    a.sum = d_sum;
+    a.sw = stride / 2;
     // All directions in one launch: many more warps in flight to hide the latency
     // of each line's serial walk.
     const int max_lines = dir + ndirs > 4 ? width + height - 1 : (width > height ? width : height);
     dim3 grid((max_lines + WARPS - 1) / WARPS, ndirs), block(WARPS * 32);
     cudaStream_t s = (cudaStream_t)stream;
     // K = disparities a lane: D <= 32 K; slots k >= D are masked out
-    if (census == 1)
-        luts ? launch_pairs<true, true>(D, grid, block, s, a) : launch_pairs<true, false>(D, grid, block, s, a);
+    if (d_sum)
+        launch_cost<true>(census, luts != nullptr, D, grid, block, s, a);
     else
-        luts ? launch_pairs<false, true>(D, grid, block, s, a) : launch_pairs<false, false>(D, grid, block, s, a);
+        launch_cost<false>(census, luts != nullptr, D, grid, block, s, a);
     return (int)cudaGetLastError();
+}
+
+extern "C" int gvis_cu_sgm_path_cost(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
+                                     const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D,
+                                     int min_disp, int census, int p1, int p2, int p2_adapt, int dir, int ndirs,
+                                     uint8_t *d_lr, void *stream)
+{
+    if (!d_lr)
+        return (int)cudaErrorInvalidValue;
+    return path_launch(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2, p2_adapt, dir,
+                       ndirs, d_lr, nullptr, 0, stream);
+}
+
+extern "C" int gvis_cu_sgm_path_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
+                                    const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D,
+                                    int min_disp, int census, int p1, int p2, int p2_adapt, int dir, int ndirs, int add,
+                                    uint16_t *d_sum, int stride, void *stream)
+{
+    // the kernel's words: pair j of lane l at word 32 j + l, j < ceil(D / 64)
+    if (!d_sum || stride % 64 || stride < (D + 63) / 64 * 64 || width <= 0 || height <= 0)
+        return (int)cudaErrorInvalidValue;
+    if (!add) {
+        cudaError_t e = cudaMemsetAsync(d_sum, 0, (size_t)width * height * stride * sizeof(uint16_t),
+                                        (cudaStream_t)stream);
+        if (e != cudaSuccess)
+            return (int)e;
+    }
+    return path_launch(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2, p2_adapt, dir,
+                       ndirs, nullptr, reinterpret_cast<uint32_t *>(d_sum), stride, stream);
 }

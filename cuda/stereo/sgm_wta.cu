@@ -21,7 +21,9 @@
 #define NONE 0xffffffffu
 
 struct wta_args {
-    const uint8_t *lr;
+    const uint8_t *lr;     // the per-path u8 volumes, or
+    const uint32_t *sum;   // the u16 sum volume (layout: sgm_cuda.h), sw words a pixel
+    int sw;
     size_t vol;
     int npaths, width, height, D, M, U, subpixel;
     int16_t *left, *right;
@@ -36,6 +38,19 @@ struct px_state {
 // multiple of 16): one 32-bit load per path, bytes added as 16-bit pairs (8 x 255 fits).
 __device__ __forceinline__ void sum4(const wta_args &a, size_t cell, uint32_t (&s)[4])
 {
+    if (a.sum) {
+        // the sum volume: k = kb .. kb + 3 (kb % 4 = 0) are the same halves of four
+        // consecutive words (a 16-byte load)
+        const size_t pix = cell / a.D;
+        const int kb = (int)(cell - pix * a.D);
+        const uint4 v = __ldg(reinterpret_cast<const uint4 *>(a.sum + pix * a.sw + (kb >> 6) * 32 + (kb & 31)));
+        const int sh = kb & 32 ? 16 : 0;
+        s[0] = (v.x >> sh) & 0xffff;
+        s[1] = (v.y >> sh) & 0xffff;
+        s[2] = (v.z >> sh) & 0xffff;
+        s[3] = (v.w >> sh) & 0xffff;
+        return;
+    }
     uint32_t even = 0, odd = 0;
     for (int p = 0; p < a.npaths; p++) {
         const uint32_t v = __ldg(reinterpret_cast<const uint32_t *>(a.lr + p * a.vol + cell));
@@ -204,6 +219,7 @@ __global__ void __launch_bounds__(THREADS) wta_kernel(wta_args a)
 // DRAM: a row is 2 MB at 1080p and D = 128), which cost half the WTA's time.
 // GVIS_SGM_WTA_TWO_PASS=1 selects it for any D (for timing the two side by side).
 #define RC 64
+#define SUMV (-1) // wta_ring_kernel's NP for the sum volume
 
 // The winner of one pixel from the ring, a warp: lane l holds S(k) for k = l + 32 i
 // (i < KP) in registers, read from row (row0 + diag * k) mod R; values outside
@@ -284,6 +300,34 @@ __global__ void __launch_bounds__(THREADS) wta_ring_kernel(wta_args a)
     for (int x0 = 0; x0 < W; x0 += RC) {
         const int n = min(RC, W - x0); // chunk [x0, x0 + n)
         // the sums of the chunk into the ring
+        if (NP == SUMV) {
+            // the sum volume (sgm_cuda.h): group q of a pixel is words 4 q .. 4 q + 3,
+            // k = b .. b + 3 in their low halves and b + 32 .. b + 35 in their high ones
+            // (b = 64 (q / 8) + 4 (q % 8)); D % 16 = 0, so a quad is all in or all out
+            const int gps = a.sw / 4;
+            const int dxs = THREADS / gps, dq = THREADS % gps;
+            const uint4 *src = reinterpret_cast<const uint4 *>(a.sum + ((size_t)y * W + x0) * a.sw);
+            for (int xo = threadIdx.x / gps, q = threadIdx.x % gps; xo < n;) {
+                const int b = 64 * (q >> 3) + 4 * (q & 7);
+                if (b < D) {
+                    int r = x0r + xo;
+                    r = r >= R ? r - R : r;
+                    const uint4 v = __ldg(src + (size_t)xo * gps + q);
+                    uint16_t *dst = ring + (size_t)r * D + b;
+                    *reinterpret_cast<uint2 *>(dst) =
+                        make_uint2(__byte_perm(v.x, v.y, 0x5410), __byte_perm(v.z, v.w, 0x5410));
+                    if (b + 32 < D)
+                        *reinterpret_cast<uint2 *>(dst + 32) =
+                            make_uint2(__byte_perm(v.x, v.y, 0x7632), __byte_perm(v.z, v.w, 0x7632));
+                }
+                xo += dxs;
+                q += dq;
+                if (q >= gps) {
+                    q -= gps;
+                    xo++;
+                }
+            }
+        } else
         for (int xo = xo0, kb = kb0; xo < n;) {
             int r = x0r + xo;
             r = r >= R ? r - R : r;
@@ -376,7 +420,8 @@ static int ring_launch_np(const wta_args &a, size_t bytes, void *stream)
 template <int KP>
 static int ring_launch(const wta_args &a, size_t bytes, void *stream)
 {
-    return a.npaths == 8   ? ring_launch_np<KP, 8>(a, bytes, stream)
+    return a.sum           ? ring_launch_np<KP, SUMV>(a, bytes, stream)
+           : a.npaths == 8 ? ring_launch_np<KP, 8>(a, bytes, stream)
            : a.npaths == 4 ? ring_launch_np<KP, 4>(a, bytes, stream)
                            : ring_launch_np<KP, 0>(a, bytes, stream);
 }
@@ -392,23 +437,11 @@ extern "C" int gvis_cu_sgm_wta_max_width(int D)
     return use_ring(D) ? INT_MAX : (int)((200 * 1024) / (2 * sizeof(px_state)));
 }
 
-extern "C" int gvis_cu_sgm_wta(const uint8_t *d_lr, int npaths, int width, int height, int D, int min_disp, int U,
-                               int subpixel, int16_t *d_left, int16_t *d_right, void *stream)
+static int wta_launch(wta_args &a, void *stream)
 {
+    const int width = a.width, height = a.height, D = a.D;
     if (width <= 0 || height <= 0 || D < 16 || D % 16 || width > gvis_cu_sgm_wta_max_width(D))
         return (int)cudaErrorInvalidValue;
-    wta_args a;
-    a.lr = d_lr;
-    a.vol = (size_t)width * height * D;
-    a.npaths = npaths;
-    a.width = width;
-    a.height = height;
-    a.D = D;
-    a.M = min_disp;
-    a.U = U;
-    a.subpixel = subpixel;
-    a.left = d_left;
-    a.right = d_right;
     const size_t rb = ring_bytes(D);
     if (use_ring(D)) {
         switch ((D + 31) / 32) {
@@ -436,4 +469,46 @@ extern "C" int gvis_cu_sgm_wta(const uint8_t *d_lr, int npaths, int width, int h
         return (int)e;
     wta_kernel<<<height, THREADS, smem, (cudaStream_t)stream>>>(a);
     return (int)cudaGetLastError();
+}
+
+static void wta_common(wta_args &a, int width, int height, int D, int min_disp, int U, int subpixel,
+                       int16_t *d_left, int16_t *d_right)
+{
+    a.lr = nullptr;
+    a.sum = nullptr;
+    a.sw = 0;
+    a.vol = (size_t)width * height * D;
+    a.npaths = 0;
+    a.width = width;
+    a.height = height;
+    a.D = D;
+    a.M = min_disp;
+    a.U = U;
+    a.subpixel = subpixel;
+    a.left = d_left;
+    a.right = d_right;
+}
+
+extern "C" int gvis_cu_sgm_wta(const uint8_t *d_lr, int npaths, int width, int height, int D, int min_disp, int U,
+                               int subpixel, int16_t *d_left, int16_t *d_right, void *stream)
+{
+    wta_args a;
+    wta_common(a, width, height, D, min_disp, U, subpixel, d_left, d_right);
+    if (!d_lr || npaths < 1 || npaths > 8)
+        return (int)cudaErrorInvalidValue;
+    a.lr = d_lr;
+    a.npaths = npaths;
+    return wta_launch(a, stream);
+}
+
+extern "C" int gvis_cu_sgm_wta_sum(const uint16_t *d_sum, int stride, int width, int height, int D, int min_disp,
+                                   int U, int subpixel, int16_t *d_left, int16_t *d_right, void *stream)
+{
+    wta_args a;
+    wta_common(a, width, height, D, min_disp, U, subpixel, d_left, d_right);
+    if (!d_sum || stride % 64 || stride < (D + 63) / 64 * 64)
+        return (int)cudaErrorInvalidValue;
+    a.sum = reinterpret_cast<const uint32_t *>(d_sum);
+    a.sw = stride / 2;
+    return wta_launch(a, stream);
 }

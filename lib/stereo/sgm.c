@@ -242,14 +242,21 @@ static int sgm_cpu(gvis_ctx *ctx, void *arg)
     return rc;
 }
 
-size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int want_right)
+size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int per_path)
 {
     size_t n = (size_t)width * height;
-    (void)want_right; /* the right view's maps are among the four below either way */
-    /* censuses, guide, path volumes (one byte per path, pixel and disparity, as libSGM),
-     * four disparity maps, the two grey images (16-bit at most, pitch aside) */
-    return 2 * n * 8 + n + (size_t)p->paths * n * p->max_disp + 4 * n * sizeof(int16_t) + 2 * n * 2 +
+    /* censuses, guide, the costs (per path: one byte a path, pixel and disparity, as
+     * libSGM; else one u16 sum a pixel and disparity, D padded to 64), four disparity
+     * maps, the two grey images (16-bit at most, pitch aside) */
+    const size_t vol = per_path ? (size_t)p->paths * n * p->max_disp : n * GVIS_SGM_SUM_STRIDE(p->max_disp) * 2;
+    return 2 * n * 8 + n + vol + 4 * n * sizeof(int16_t) + 2 * n * 2 +
            (p->cost == GVIS_COST_ADCENSUS ? n : 0); /* the right guide */
+}
+
+int gvis_sgm_cuda_per_path(void)
+{
+    const char *e = getenv("GVIS_SGM_PER_PATH");
+    return e && *e && strcmp(e, "0") != 0;
 }
 
 #ifdef GVIS_HAVE_CUDA
@@ -258,8 +265,9 @@ typedef struct {
     const void *d_gl, *d_gr;
     size_t pl, pr;
     uint64_t *d_cl, *d_cr;
-    uint8_t *d_guide, *d_guide_r, *d_lr;
-    uint8_t luts[128]; /* ad-census tables */
+    uint8_t *d_guide, *d_guide_r, *d_lr; /* d_lr: the per-path volumes, or the u16 sum volume */
+    uint8_t luts[128];                   /* ad-census tables */
+    int per_path;
     int16_t *d_t[4];
     int16_t *d_outl, *d_outr;
 } sgm_launch_t;
@@ -275,14 +283,24 @@ static int sgm_launch(void *arg, void *stream)
         err = gvis_cu_sgm_census(g->d_gr, g->pr, (int)c->gr->type, W, H, p->census, g->d_cr, g->d_guide_r, stream);
     if (!err && p->cost == GVIS_COST_ADCENSUS)
         err = gvis_cu_sgm_remap_u8(g->d_guide_r, (size_t)W * H, c->remap, stream);
-    if (!err)
-        err = gvis_cu_sgm_path_cost(g->d_cl, g->d_cr, g->d_guide, g->d_guide_r,
-                                    p->cost == GVIS_COST_ADCENSUS ? g->luts : NULL, W, H, D, M, p->census, p->p1, p->p2,
-                                    p->p2_adapt, 0, p->paths, g->d_lr, stream);
+    const uint8_t *luts = p->cost == GVIS_COST_ADCENSUS ? g->luts : NULL;
     int16_t *l = g->d_t[0], *r = c->need_right ? g->d_t[1] : NULL, *l2 = g->d_t[2], *r2 = g->d_t[3];
-    if (!err)
-        err = gvis_cu_sgm_wta(g->d_lr, p->paths, W, H, D, M, gvis_sgm_uniqueness_fixed(p->uniqueness), p->subpixel,
-                              l, r, stream);
+    const int U = gvis_sgm_uniqueness_fixed(p->uniqueness);
+    if (g->per_path) {
+        if (!err)
+            err = gvis_cu_sgm_path_cost(g->d_cl, g->d_cr, g->d_guide, g->d_guide_r, luts, W, H, D, M, p->census, p->p1,
+                                        p->p2, p->p2_adapt, 0, p->paths, g->d_lr, stream);
+        if (!err)
+            err = gvis_cu_sgm_wta(g->d_lr, p->paths, W, H, D, M, U, p->subpixel, l, r, stream);
+    } else {
+        /* all paths added into one u16 volume: a third of the memory (sgm_cuda.h) */
+        uint16_t *sum = (uint16_t *)(void *)g->d_lr;
+        if (!err)
+            err = gvis_cu_sgm_path_sum(g->d_cl, g->d_cr, g->d_guide, g->d_guide_r, luts, W, H, D, M, p->census, p->p1,
+                                       p->p2, p->p2_adapt, 0, p->paths, 0, sum, GVIS_SGM_SUM_STRIDE(D), stream);
+        if (!err)
+            err = gvis_cu_sgm_wta_sum(sum, GVIS_SGM_SUM_STRIDE(D), W, H, D, M, U, p->subpixel, l, r, stream);
+    }
     if (!err && p->median) {
         err = gvis_cu_sgm_median(l, l2, W, H, stream);
         post_swap(&l, &l2);
@@ -312,8 +330,10 @@ static int sgm_cuda(gvis_ctx *ctx, void *arg)
     sgm_call *c = arg;
     const int W = c->gl->width, H = c->gl->height, D = c->p->max_disp;
     const size_t n = (size_t)W * H;
+    const int per_path = gvis_sgm_cuda_per_path();
     size_t vol;
-    if (gvis_image_bytes(n, (size_t)D, (size_t)c->p->paths, 1, &vol))
+    if (per_path ? gvis_image_bytes(n, (size_t)D, (size_t)c->p->paths, 1, &vol)
+                 : gvis_image_bytes(n, (size_t)GVIS_SGM_SUM_STRIDE(D), 1, sizeof(uint16_t), &vol))
         return gvis_error(GVIS_E_LIMIT, "path cost volumes of %dx%dx%d are too large", W, H, D);
     if (W > gvis_cu_sgm_wta_max_width(D))
         return gvis_error(GVIS_E_DEVICE, "images wider than %d pixels are not supported on the GPU with D = %d",
@@ -321,6 +341,7 @@ static int sgm_cuda(gvis_ctx *ctx, void *arg)
     sgm_launch_t g;
     memset(&g, 0, sizeof g);
     g.c = c;
+    g.per_path = per_path;
     int rc = gvis_cuda_upload_image(ctx, 0, c->gl, (void **)&g.d_gl, &g.pl);
     if (!rc)
         rc = gvis_cuda_upload_image(ctx, 1, c->gr, (void **)&g.d_gr, &g.pr);
@@ -344,8 +365,9 @@ static int sgm_cuda(gvis_ctx *ctx, void *arg)
                           vol + n * 24, W, H, D);
     if ((rc = gvis_cuda_status(err, "SGM buffers")))
         return rc;
-    gvis_log(ctx, GVIS_LOG_INFO, "SGM device buffers: %.1f MiB for %dx%d, %d disparities, %d paths",
-             gvis_sgm_cuda_bytes(W, H, c->p, c->out_r != NULL) / 1048576.0, W, H, D, c->p->paths);
+    gvis_log(ctx, GVIS_LOG_INFO, "SGM device buffers: %.1f MiB for %dx%d, %d disparities, %d paths (%s)",
+             gvis_sgm_cuda_bytes(W, H, c->p, per_path) / 1048576.0, W, H, D, c->p->paths,
+             per_path ? "per-path u8 volumes" : "one u16 sum volume");
     if ((rc = gvis_time_cuda(ctx, sgm_launch, &g)))
         return rc;
     rc = gvis_cuda_download(ctx, c->out_l->data, g.d_outl, n * sizeof(int16_t));

@@ -130,8 +130,16 @@ int gvis_sgm(gvis_ctx *ctx, const gvis_image *left, const gvis_image *right, con
              gvis_disp *out_left, gvis_disp *out_right);
 int gvis_disp_alloc(gvis_disp *d, int width, int height, int min_disp);
 void gvis_disp_free(gvis_disp *d);
-/* Peak scratch bytes of the CUDA pipeline for a W x H pair (for reports). */
-size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int want_right);
+/* Device bytes the CUDA pipeline allocates for a W x H pair (printed by -v; the
+ * device-memory test checks the real use against it).  per_path: the per-path u8
+ * volumes (GVIS_SGM_PER_PATH=1, paths x W x H x D bytes) instead of the one u16 sum
+ * volume (W x H x GVIS_SGM_SUM_STRIDE(D) x 2 bytes). */
+size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int per_path);
+/* u16 values a pixel of the CUDA sum volume (cuda/stereo/sgm_cuda.h): D rounded up to 64. */
+#define GVIS_SGM_SUM_STRIDE(D) (((D) + 63) / 64 * 64)
+/* Whether the CUDA pipeline keeps per-path volumes: GVIS_SGM_PER_PATH=1 in the
+ * environment (to time the two side by side); otherwise the sum volume. */
+int gvis_sgm_cuda_per_path(void);
 
 /* ---- stages (CPU), exposed for the tests and the CUDA parity checks ---- */
 
