@@ -71,7 +71,7 @@ struct global_opts {
     int jobs;             /* --jobs N; 0: all cores */
     int fail_fast;        /* --fail-fast */
     int shard_k, shard_n; /* --shard K/N; 0/0: all */
-    int jpeg_codec;       /* --jpeg-codec: GVIS_JPEG_CODEC_AUTO, _CPU or _NVJPEG */
+    int jpeg_codec;       /* --jpeg-codec: GVIS_JPEG_CODEC_AUTO, _CPU or _NVJPEG; -1: not given (GVIS_JPEG_CODEC) */
 };
 extern struct global_opts g_opts;
 extern const char *g_cmd; /* the running subcommand's name, for messages */

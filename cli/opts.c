@@ -10,7 +10,7 @@
 
 #include "cli.h"
 
-struct global_opts g_opts = {"auto", 0, 1, 0, 0, 0, 0, 0, 0, 0, GVIS_JPEG_CODEC_AUTO};
+struct global_opts g_opts = {"auto", 0, 1, 0, 0, 0, 0, 0, 0, 0, -1};
 const char *g_cmd = NULL;
 
 const char *cli_command_summary(const char *name); /* main.c */
@@ -641,6 +641,26 @@ static void log_to_stderr(void *user, int level, const char *msg)
         cli_info("%s", msg);
 }
 
+/* --jpeg-codec; else GVIS_JPEG_CODEC, a default that yields to --device cpu and is
+ * warned about (once) when it is not a codec; else auto */
+static int jpeg_codec(void)
+{
+    static int warned;
+    if (g_opts.jpeg_codec >= 0)
+        return g_opts.jpeg_codec;
+    const char *e = getenv("GVIS_JPEG_CODEC");
+    int c = GVIS_JPEG_CODEC_AUTO;
+    char err[256];
+    if (e && *e && parse_jpeg_codec(e, &c, err, sizeof err)) {
+        if (!warned++)
+            cli_warn("GVIS_JPEG_CODEC='%s' is not auto, cpu or nvjpeg; using auto", e);
+        c = GVIS_JPEG_CODEC_AUTO;
+    }
+    if (c == GVIS_JPEG_CODEC_NVJPEG && strcmp(g_opts.device, "cpu") == 0)
+        c = GVIS_JPEG_CODEC_CPU;
+    return c;
+}
+
 gvis_ctx *cli_context(int *status) { return cli_context_on(status, 0); }
 
 gvis_ctx *cli_context_on(int *status, int entry)
@@ -655,7 +675,7 @@ gvis_ctx *cli_context_on(int *status, int entry)
         io.no_autorotate = cur_args->no_autorotate;
         io.page = cur_args->page;
     }
-    io.jpeg_codec = g_opts.jpeg_codec;
+    io.jpeg_codec = jpeg_codec();
     if (io.jpeg_codec == GVIS_JPEG_CODEC_NVJPEG && strcmp(g_opts.device, "cpu") == 0) {
         *status = cli_usage_error("--jpeg-codec nvjpeg runs on a CUDA device: it cannot go with --device cpu");
         return NULL;

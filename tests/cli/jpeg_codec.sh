@@ -40,6 +40,26 @@ fi
 check "no output after a failed start" test ! -e "$T/x.jpg" -a ! -e "$T/x.png"
 check "no temporary files" no_temp "$T"
 
+# GVIS_JPEG_CODEC: the default of --jpeg-codec; the option wins, --device cpu wins over
+# its nvjpeg, and a value that is no codec is warned about (once, however many workers)
+GVIS_JPEG_CODEC=nvjpeg ok "GVIS_JPEG_CODEC=nvjpeg with --cpu: the CPU codec" \
+  "$GVIS" --cpu gauss --sigma 1 "$T/a.jpg" -o "$T/e1.jpg"
+GVIS_JPEG_CODEC=nvjpeg ok "--jpeg-codec cpu over GVIS_JPEG_CODEC=nvjpeg" \
+  "$GVIS" --jpeg-codec cpu gauss --sigma 1 "$T/a.jpg" -o "$T/e2.jpg"
+GVIS_JPEG_CODEC=turbo ok "GVIS_JPEG_CODEC=turbo still runs" "$GVIS" -j 3 gauss --sigma 1 "$T/a.jpg" "$T/a.png" -o "$T/e3/"
+check "GVIS_JPEG_CODEC=turbo: warned once" \
+  test "$(grep -c "warning: GVIS_JPEG_CODEC='turbo' is not auto, cpu or nvjpeg; using auto" "$T/err")" -eq 1
+GVIS_JPEG_CODEC=turbo ok "GVIS_JPEG_CODEC=turbo, -q" "$GVIS" -q --cpu gauss --sigma 1 "$T/a.jpg" -o "$T/e4.jpg"
+check "-q silences the GVIS_JPEG_CODEC warning" test ! -s "$T/err"
+GVIS_JPEG_CODEC= ok "GVIS_JPEG_CODEC empty" "$GVIS" --cpu gauss --sigma 1 "$T/a.jpg" -o "$T/e5.jpg"
+check "GVIS_JPEG_CODEC empty: no warning" test ! -s "$T/err"
+if [ "$gpu" = 0 ]; then
+  GVIS_JPEG_CODEC=nvjpeg fails "GVIS_JPEG_CODEC=nvjpeg without a GPU" 1 "needs a CUDA device" \
+    "$GVIS" gauss --sigma 1 "$T/a.jpg" -o "$T/e6.jpg"
+  check "GVIS_JPEG_CODEC=nvjpeg without a GPU: no output" test ! -e "$T/e6.jpg"
+fi
+for f in e1 e2 e4 e5; do check "GVIS_JPEG_CODEC: $f.jpg is libjpeg-turbo's" cmp -s "$T/$f.jpg" "$T/e1.jpg"; done
+
 # auto and cpu: libjpeg-turbo's bytes where nvJPEG is not in use
 ok "default" "$GVIS" --cpu gauss --sigma 1.5 "$T/a.jpg" -o "$T/ref.jpg"
 for c in auto cpu; do
