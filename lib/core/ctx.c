@@ -2,6 +2,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,6 +167,31 @@ int gvis_device_list(const char *spec, int *idx, int max, int *n)
     return GVIS_OK;
 }
 
+#ifdef GVIS_HAVE_CUDA
+/* A device's name, asked of the runtime once per device: a batch makes a context per
+ * thread (dozens on a GPU machine), and cudaGetDeviceProperties is slow. */
+static void device_name(int index, char *name, size_t len)
+{
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    static char cache[GVIS_MAX_DEVICE_LIST][sizeof ((gvis_device_info *)0)->name];
+    static int known[GVIS_MAX_DEVICE_LIST];
+    gvis_device_info info;
+    if (index < 0 || index >= GVIS_MAX_DEVICE_LIST) {
+        gvis_cuda_device_info(index, &info);
+        snprintf(name, len, "%s", info.name);
+        return;
+    }
+    pthread_mutex_lock(&mu);
+    if (!known[index]) {
+        gvis_cuda_device_info(index, &info);
+        snprintf(cache[index], sizeof cache[index], "%s", info.name);
+        known[index] = 1;
+    }
+    snprintf(name, len, "%s", cache[index]);
+    pthread_mutex_unlock(&mu);
+}
+#endif
+
 /* GVIS_TEST_FAIL_DEVICE=E[:K] (tests only): contexts made for entry E of the device list
  * fail every computation on the GPU from their K-th on (default 0), as a GPU that faults
  * in the middle of a batch. */
@@ -229,8 +255,8 @@ int gvis_ctx_create_on(gvis_ctx **out, const char *device, int entry, int repeat
             c->entry = entry % n;
             c->cuda_index = idx[c->entry];
 #ifdef GVIS_HAVE_CUDA
-            gvis_device_info info;
-            gvis_cuda_device_info(c->cuda_index, &info);
+            char name[256];
+            device_name(c->cuda_index, name, sizeof name);
             int err = gvis_cu_job_create(c->cuda_index, &c->job);
             if (err) {
                 if (c->want == 2) {
@@ -243,7 +269,7 @@ int gvis_ctx_create_on(gvis_ctx **out, const char *device, int entry, int repeat
             } else {
                 c->on_cuda = 1;
                 c->fail_after = injected_fault_after(c->entry);
-                snprintf(c->device_name, sizeof c->device_name, "cuda:%d (%s)", c->cuda_index, info.name);
+                snprintf(c->device_name, sizeof c->device_name, "cuda:%d (%s)", c->cuda_index, name);
             }
 #endif
         }
