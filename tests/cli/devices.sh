@@ -14,6 +14,18 @@ done
 check "no output for a bad list" [ ! -e "$T/z" ]
 
 ok "cpu batch" "$GVIS" --cpu gauss --sigma 2 "$T/in" -o "$T/cpu/" -j 2
+
+# --fail-fast: files finished in flight are counted as done (the count was short)
+mkdir -p "$T/ff"
+for i in $(seq 10 39); do cp "$T/in/p1.png" "$T/ff/m$i.png"; done
+echo garbage >"$T/ff/m12.png"
+fails "--fail-fast with jobs" 1 "m12.png'" "$GVIS" --cpu gauss --sigma 2 "$T/ff" -o "$T/ffo/" -j 3 --fail-fast
+written=$(ls "$T/ffo" | wc -l)
+check "--fail-fast: the summary counts every file written ($written)" grep -q "^gvis gauss: $written of 30 files done, 1 failed" "$T/err"
+# --timing in a batch: the readers' load and the writers' save times are counted
+ok "--timing=json, 2 jobs" "$GVIS" --cpu --timing=json gauss --sigma 2 "$T/in" -o "$T/tj/" -j 2
+check "--timing: load and save summed over the threads" grep -Eq '"load_ms": [0-9]*[1-9][0-9]*\.[0-9]+|"load_ms": 0\.[0-9]*[1-9]' "$T/err"
+check "--timing: save summed" grep -Eq '"save_ms": ([0-9]*[1-9][0-9]*\.[0-9]+|0\.[0-9]*[1-9])' "$T/err"
 gpus=$("$GVIS" info 2>/dev/null | grep -c '^cuda:[0-9]')
 if [ "$gpus" -eq 0 ]; then
   # DESIGN 2: cuda with no usable device is an error that says why; cuda:all and lists too
