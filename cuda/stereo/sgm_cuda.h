@@ -35,9 +35,11 @@ int gvis_cu_sgm_path_cost(const uint64_t *d_cl, const uint64_t *d_cr, const uint
 
 /* sgm_path.cu: the same path costs (any cost, as gvis_cu_sgm_path_cost), added into ONE
  * u16 volume of the sums S (step 4) instead of a u8 volume a direction: the pipeline's
- * way (2 bytes a pixel and disparity instead of 1 a path).  add = 0 zeroes the volume
- * first (cudaMemsetAsync on the stream); add = 1 adds to what is there (the tests build
- * S from several launches).
+ * way (2 bytes a pixel and disparity instead of 1 a path).  add = 0 starts the volume
+ * afresh: the last direction of the range is stored first (every word, halves k >= D as
+ * 0), the others added in a second launch (with a stride above D rounded up to 64, a
+ * cudaMemsetAsync zeroes the volume and all directions add); add = 1 adds to what is
+ * there (the tests build S from several launches).
  * Layout: stride u16 a pixel (stride % 64 = 0, stride >= D rounded up to 64: the
  * pipeline uses GVIS_SGM_SUM_STRIDE(D) of sgm.h); S(p, k) sits at u16 index
  *     p * stride + 64 (k / 64) + 2 (k % 32) + (k / 32) % 2

@@ -30,6 +30,7 @@ struct path_args {
     uint8_t *lr;
     uint32_t *sum; // SUM: the sum volume, sw 32-bit words (pairs of u16) a pixel
     int sw;
+    int store; // SUM: 1 stores (the first direction to write the volume), 0 adds
 };
 
 __constant__ int c_dirs[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, -1}, {-1, 1}, {1, -1}};
@@ -205,12 +206,19 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
             // order and under any overlap of the directions: every Lr <= 255 (sgm.h
             // step 4), so a half's total over 8 paths is <= 2040 and never carries into
             // the other half.  Halves with k >= D hold BIG: they add 0, and pairs with
-            // 64 j >= D (all k >= D, outside the pixel's words) are skipped.
+            // 64 j >= D (all k >= D, outside the pixel's words) are skipped.  With
+            // a.store (the first direction of gvis_cu_sgm_path_sum, alone in its launch)
+            // the same words are stored instead: every word of every pixel once.
             uint32_t *dst = a.sum + pix * (size_t)a.sw + lane;
 #pragma unroll
             for (int j = 0; j < NP; j++)
-                if (FULL || 64 * j < D)
-                    red_add(dst + 32 * j, FULL ? cur[j] : cur[j] & vmask[j]);
+                if (FULL || 64 * j < D) {
+                    const uint32_t v = FULL ? cur[j] : cur[j] & vmask[j];
+                    if (a.store)
+                        dst[32 * j] = v;
+                    else
+                        red_add(dst + 32 * j, v);
+                }
         } else {
             uint8_t *dst = lr + pix * D + lane;
 #pragma unroll
@@ -277,7 +285,8 @@ extern "C" int gvis_cu_sgm_path(const uint64_t *d_cl, const uint64_t *d_cr, cons
 
 static int path_launch(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, const uint8_t *d_guide_r,
                        const uint8_t *luts, int width, int height, int D, int min_disp, int census, int p1, int p2,
-                       int p2_adapt, int dir, int ndirs, uint8_t *d_lr, uint32_t *d_sum, int stride, void *stream)
+                       int p2_adapt, int dir, int ndirs, uint8_t *d_lr, uint32_t *d_sum, int stride, int store,
+                       void *stream)
 {
     if (width <= 0 || height <= 0 || D < 16 || D > 512 || D % 16 || dir < 0 || ndirs < 1 || dir + ndirs > 8 ||
         (census != 0 && census != 1) || (luts && !d_guide_r))
@@ -301,6 +310,7 @@ static int path_launch(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t
     a.lr = d_lr;
     a.sum = d_sum;
     a.sw = stride / 2;
+    a.store = store;
     // All directions in one launch: many more warps in flight to hide the latency
     // of each line's serial walk.
     const int max_lines = dir + ndirs > 4 ? width + height - 1 : (width > height ? width : height);
@@ -322,7 +332,7 @@ extern "C" int gvis_cu_sgm_path_cost(const uint64_t *d_cl, const uint64_t *d_cr,
     if (!d_lr)
         return (int)cudaErrorInvalidValue;
     return path_launch(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2, p2_adapt, dir,
-                       ndirs, d_lr, nullptr, 0, stream);
+                       ndirs, d_lr, nullptr, 0, 0, stream);
 }
 
 extern "C" int gvis_cu_sgm_path_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
@@ -333,6 +343,23 @@ extern "C" int gvis_cu_sgm_path_sum(const uint64_t *d_cl, const uint64_t *d_cr, 
     // the kernel's words: pair j of lane l at word 32 j + l, j < ceil(D / 64)
     if (!d_sum || stride % 64 || stride < (D + 63) / 64 * 64 || width <= 0 || height <= 0)
         return (int)cudaErrorInvalidValue;
+    uint32_t *sum = reinterpret_cast<uint32_t *>(d_sum);
+    if (!add && stride == (D + 63) / 64 * 64) {
+        // The last direction of the range alone first, stored: its lines cover every
+        // pixel once and it writes every word of each (halves k >= D as 0), which is
+        // the memset's work done by a direction that had to write anyway (2 bytes a
+        // value instead of a 2-byte memset plus a 4-byte read-modify-write).  Then the
+        // others add; the stream orders the two launches.  The last direction is a
+        // diagonal with 8 paths (W + H - 1 lines of at most min(W, H) steps: the most
+        // parallel of the walks) and the vertical (0, -1) with 4.
+        const int last = dir + ndirs - 1;
+        int e = path_launch(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2,
+                            p2_adapt, last, 1, nullptr, sum, stride, 1, stream);
+        if (e || ndirs == 1)
+            return e;
+        return path_launch(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2, p2_adapt,
+                           dir, ndirs - 1, nullptr, sum, stride, 0, stream);
+    }
     if (!add) {
         cudaError_t e = cudaMemsetAsync(d_sum, 0, (size_t)width * height * stride * sizeof(uint16_t),
                                         (cudaStream_t)stream);
@@ -340,5 +367,5 @@ extern "C" int gvis_cu_sgm_path_sum(const uint64_t *d_cl, const uint64_t *d_cr, 
             return (int)e;
     }
     return path_launch(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2, p2_adapt, dir,
-                       ndirs, nullptr, reinterpret_cast<uint32_t *>(d_sum), stride, stream);
+                       ndirs, nullptr, sum, stride, 0, stream);
 }
