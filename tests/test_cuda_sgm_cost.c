@@ -10,26 +10,6 @@
 #include "testlib.h"
 
 #ifndef GVIS_HAVE_CUDA
-/* R of step 3 on the device: every byte through the table, odd lengths. */
-static void check_remap(size_t n)
-{
-    uint8_t lut[256], *h = malloc(n ? n : 1), *g = malloc(n ? n : 1);
-    for (int i = 0; i < 256; i++)
-        lut[i] = (uint8_t)t_rand();
-    for (size_t i = 0; i < n; i++)
-        h[i] = (uint8_t)t_rand();
-    uint8_t *d = dev(5, n);
-    up(d, h, n);
-    CHECK(gvis_cu_sgm_remap_u8(d, n, lut, gvis_cu_job_stream(job)) == 0);
-    CHECK(gvis_cu_download2d(job, g, n ? n : 1, d, n ? n : 1, n, 1) == 0);
-    CHECK(gvis_cu_sync(job) == 0);
-    size_t bad = 0;
-    for (size_t i = 0; i < n; i++)
-        bad += g[i] != lut[h[i]];
-    CHECKF(bad == 0, "remap of %zu bytes: %zu differ", n, bad);
-    free(h), free(g);
-}
-
 int main(void)
 {
     printf("skipped: built without CUDA\n");
