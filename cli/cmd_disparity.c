@@ -62,6 +62,59 @@ static int parse_cost(const char *v, void *dst, char *err, size_t errlen)
     return 0;
 }
 
+static int parse_aggregate(const char *v, void *dst, char *err, size_t errlen)
+{
+    if (strcmp(v, "none") == 0)
+        *(int *)dst = GVIS_AGGREGATE_NONE;
+    else if (strcmp(v, "cross") == 0)
+        *(int *)dst = GVIS_AGGREGATE_CROSS;
+    else {
+        snprintf(err, errlen, "'%s' is not none or cross", v);
+        return -1;
+    }
+    return 0;
+}
+
+enum { PRESET_DEFAULT = 0, PRESET_FAST, PRESET_QUALITY };
+
+static int parse_preset(const char *v, void *dst, char *err, size_t errlen)
+{
+    if (strcmp(v, "default") == 0)
+        *(int *)dst = PRESET_DEFAULT;
+    else if (strcmp(v, "fast") == 0)
+        *(int *)dst = PRESET_FAST;
+    else if (strcmp(v, "quality") == 0)
+        *(int *)dst = PRESET_QUALITY;
+    else {
+        snprintf(err, errlen, "'%s' is not fast, default or quality", v);
+        return -1;
+    }
+    return 0;
+}
+
+/* The preset's values for the options left unset (-1): an option given on the command
+ * line wins wherever it stands. */
+static void apply_preset(gvis_sgm_params *p, int preset)
+{
+    gvis_sgm_params d;
+    gvis_sgm_defaults(&d);
+    if (preset == PRESET_FAST) { /* libSGM's setting: census, 4 paths */
+        d.cost = GVIS_COST_CENSUS;
+        d.paths = 4;
+    } else if (preset == PRESET_QUALITY) { /* AD-Census: cross aggregation and refinement */
+        d.aggregate = GVIS_AGGREGATE_CROSS;
+        d.refine = 1;
+    }
+    if (p->cost < 0)
+        p->cost = d.cost;
+    if (p->paths < 0)
+        p->paths = d.paths;
+    if (p->aggregate < 0)
+        p->aggregate = d.aggregate;
+    if (p->refine < 0)
+        p->refine = d.refine;
+}
+
 static int parse_lr(const char *v, void *dst, char *err, size_t errlen)
 {
     if (strcmp(v, "off") == 0) {
@@ -413,6 +466,8 @@ int cmd_disparity(int argc, char **argv)
     struct disp_opts o;
     memset(&o, 0, sizeof o);
     gvis_sgm_defaults(&o.p);
+    int preset = PRESET_DEFAULT;
+    o.p.cost = o.p.paths = o.p.aggregate = o.p.refine = -1; /* set by --preset unless given */
     disp_method_init(&o.m);
     o.focal = NAN;
     o.baseline = NAN;
@@ -423,12 +478,15 @@ int cmd_disparity(int argc, char **argv)
     const struct opt opts[] = {
         {"max-disp", 0, OPT_INT, &o.p.max_disp, NULL, "D", "number of disparities: sgm a multiple of 16 up to 512, phase any up to the width (128)"},
         {"min-disp", 0, OPT_INT, &o.p.min_disp, NULL, "M", "smallest disparity, may be negative (0)"},
+        {"preset", 0, OPT_CUSTOM, &preset, parse_preset, "fast|default|quality", "fast: census, 4 paths; quality: AD-Census (cross aggregation, refinement; CPU only)"},
         {"paths", 0, OPT_INT, &o.p.paths, NULL, "4|8", "aggregation directions (8)"},
         {"p1", 0, OPT_INT, &o.p.p1, NULL, "N", "penalty for a disparity change of 1 (10)"},
         {"p2", 0, OPT_INT, &o.p.p2, NULL, "N", "penalty for larger changes (120; at most 255 - the largest cost)"},
         {"p2-adapt", 0, OPT_INT, &o.p.p2_adapt, NULL, "T", "P2 falls as P2*T/(T+|dI|) at intensity edges; 0 off (8)"},
         {"census", 0, OPT_CUSTOM, &o.p.census, parse_census, "9x7|sym", "census window: full 9x7 or centre-symmetric (sym)"},
         {"cost", 0, OPT_CUSTOM, &o.p.cost, parse_cost, "census|ad-census", "matching cost: census alone, or census plus absolute difference (ad-census)"},
+        {"aggregate", 0, OPT_CUSTOM, &o.p.aggregate, parse_aggregate, "none|cross", "cost aggregation over cross-shaped regions before the paths (none)"},
+        {"refine", 0, OPT_FLAG, &o.p.refine, NULL, NULL, "region voting and interpolation of invalid pixels (off; implies a fill)"},
         {"uniqueness", 0, OPT_DOUBLE, &o.p.uniqueness, NULL, "U", "best cost must beat the others by this ratio (0.95)"},
         {"subpixel", 0, OPT_FLAG, &o.p.subpixel, NULL, NULL, "parabola-fit subpixel disparities (on; --no-subpixel)"},
         {"lr-check", 0, OPT_CUSTOM, &o.p.lr_check, parse_lr, "N|off", "left-right check tolerance in pixels (1)"},
@@ -457,6 +515,7 @@ int cmd_disparity(int argc, char **argv)
     int rc = cli_parse(&cmd, argc, argv, &args);
     if (rc >= 0)
         return rc;
+    apply_preset(&o.p, preset);
     const char *bad = NULL;
     char msg[300];
     if (disp_method_check(&o.m, &o.p)) {

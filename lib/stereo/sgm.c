@@ -19,6 +19,8 @@ void gvis_sgm_defaults(gvis_sgm_params *p)
     p->p2_adapt = 8;
     p->census = GVIS_CENSUS_SYM;
     p->cost = GVIS_COST_ADCENSUS;
+    p->aggregate = GVIS_AGGREGATE_NONE;
+    p->refine = 0;
     p->uniqueness = 0.95;
     p->subpixel = 1;
     p->lr_check = 1;
@@ -62,6 +64,10 @@ int gvis_sgm_check(const gvis_sgm_params *p, int width, int height)
         return gvis_error(GVIS_E_ARG, "uniqueness %g is outside (0, 1]", p->uniqueness);
     if (p->lr_check > 1000)
         return gvis_error(GVIS_E_ARG, "lr-check tolerance %d is too large", p->lr_check);
+    if (p->aggregate != GVIS_AGGREGATE_NONE && p->aggregate != GVIS_AGGREGATE_CROSS)
+        return gvis_error(GVIS_E_ARG, "unknown aggregation kind %d", p->aggregate);
+    if (p->refine != 0 && p->refine != 1)
+        return gvis_error(GVIS_E_ARG, "refine must be 0 or 1, not %d", p->refine);
     if (p->fill != GVIS_FILL_NONE && p->fill != GVIS_FILL_BACKGROUND)
         return gvis_error(GVIS_E_ARG, "unknown fill kind %d", p->fill);
     if (width > 0 && height > 0) {
@@ -155,7 +161,7 @@ typedef struct {
     int need_right;
     /* CPU scratch */
     uint64_t *cl, *cr;
-    uint8_t *guide, *guide_r;
+    uint8_t *guide, *guide_r, *arms; /* arms: W x H x 4 with --aggregate cross or --refine */
     uint8_t remap[256]; /* ad-census: R of sgm.h step 3 */
     uint16_t *sum, *sum2;
     int16_t *tl, *tr, *ml, *mr;
@@ -181,7 +187,23 @@ static int sgm_cpu_once(void *arg)
         gvis_sgm_guide(c->gr, c->guide_r);
         gvis_sgm_ad_remap(c->guide_r, n, c->remap);
     }
-    int rc = gvis_sgm_aggregate(c->cl, c->cr, c->guide, c->guide, c->guide_r, W, H, p, c->sum, c->sum2);
+    const uint8_t *adl = c->guide, *adr = p->cost == GVIS_COST_ADCENSUS ? c->guide_r : NULL;
+    int rc;
+    if (c->arms)
+        gvis_cross_arms(c->guide, W, H, c->arms);
+    if (p->aggregate == GVIS_AGGREGATE_CROSS) {
+        const size_t cells = n * D;
+        uint8_t *cost = gvis_sgm_scratch_take(cells);
+        if (!cost)
+            return gvis_error(GVIS_E_NOMEM, "out of memory for a %dx%dx%d cost volume", W, H, D);
+        gvis_sgm_cost_volume(c->cl, c->cr, adl, adr, W, H, p, cost);
+        rc = gvis_cross_aggregate(cost, c->arms, W, H, D, 2);
+        if (!rc)
+            rc = gvis_sgm_aggregate_volume(cost, c->guide, W, H, p, c->sum, c->sum2);
+        gvis_sgm_scratch_give(cost, cells);
+    } else {
+        rc = gvis_sgm_aggregate(c->cl, c->cr, c->guide, adl, adr, W, H, p, c->sum, c->sum2);
+    }
     if (rc)
         return rc;
     int16_t *l = c->tl, *r = c->need_right ? c->tr : NULL, *l2 = c->ml, *r2 = c->mr;
@@ -201,6 +223,8 @@ static int sgm_cpu_once(void *arg)
         if (c->out_r)
             post_swap(&r, &r2);
     }
+    if (p->refine)
+        gvis_refine(l, l2, c->arms, W, H, M, D);
     if (p->fill == GVIS_FILL_BACKGROUND) {
         gvis_sgm_fill(l, W, H, GVIS_SGM_INVALID(M));
         if (c->out_r)
@@ -220,7 +244,8 @@ static int sgm_cpu(gvis_ctx *ctx, void *arg)
     if (gvis_image_bytes((size_t)W, (size_t)H, (size_t)D, sizeof(uint16_t), &cells))
         return gvis_error(GVIS_E_LIMIT, "cost volume of %dx%dx%d is too large", W, H, D);
     /* one block: censuses, partial sums, guide, four maps (kept between calls) */
-    const size_t bytes = 2 * n * sizeof(uint64_t) + 2 * cells + 4 * n * sizeof(int16_t) + 2 * n;
+    const int need_arms = c->p->aggregate == GVIS_AGGREGATE_CROSS || c->p->refine;
+    const size_t bytes = 2 * n * sizeof(uint64_t) + 2 * cells + 4 * n * sizeof(int16_t) + 2 * n + (need_arms ? 4 * n : 0);
     uint8_t *block = gvis_sgm_scratch_take(bytes);
     int rc = GVIS_OK;
     if (!block) {
@@ -236,6 +261,7 @@ static int sgm_cpu(gvis_ctx *ctx, void *arg)
         c->mr = c->tl + 3 * n;
         c->guide = (uint8_t *)(c->tl + 4 * n);
         c->guide_r = c->guide + n;
+        c->arms = need_arms ? c->guide_r + n : NULL;
         rc = gvis_time_cpu(ctx, sgm_cpu_once, c);
     }
     gvis_sgm_scratch_give(block, bytes);
@@ -328,6 +354,8 @@ static int sgm_launch(void *arg, void *stream)
 static int sgm_cuda(gvis_ctx *ctx, void *arg)
 {
     sgm_call *c = arg;
+    if (c->p->aggregate != GVIS_AGGREGATE_NONE || c->p->refine)
+        return gvis_error(GVIS_E_DEVICE, "cross aggregation and refinement (--preset quality) run on the CPU only so far");
     const int W = c->gl->width, H = c->gl->height, D = c->p->max_disp;
     const size_t n = (size_t)W * H;
     const int per_path = gvis_sgm_cuda_per_path();

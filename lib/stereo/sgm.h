@@ -72,6 +72,9 @@
  *
  * Pipeline: grey, census L and R, costs and aggregation, WTA (left; right when
  * the LR check is on or the right view is wanted), median, LR check, fill.
+ * Quality stages (CPU only so far): aggregate = cross puts the cost volume through
+ * lib/stereo/cross_aggregate.c's rule between steps 3 and 4; refine runs
+ * lib/stereo/refine.c's rule on the left map after step 7 (before step 8).
  */
 #ifndef GVIS_SGM_H
 #define GVIS_SGM_H
@@ -86,6 +89,7 @@ extern "C" {
 enum { GVIS_CENSUS_9X7 = 0, GVIS_CENSUS_SYM = 1 };
 enum { GVIS_FILL_NONE = 0, GVIS_FILL_BACKGROUND = 1 };
 enum { GVIS_COST_CENSUS = 0, GVIS_COST_ADCENSUS = 1 };
+enum { GVIS_AGGREGATE_NONE = 0, GVIS_AGGREGATE_CROSS = 1 };
 
 #define GVIS_SGM_MAX_D 512
 #define GVIS_SGM_MAX_ABS_MIN 1024
@@ -99,6 +103,8 @@ typedef struct {
     int p2_adapt;      /* T of step 4, 0..255 (0: constant P2); default 8 */
     int census;        /* GVIS_CENSUS_*; default sym */
     int cost;          /* GVIS_COST_*; default ad-census */
+    int aggregate;     /* GVIS_AGGREGATE_*: cross-based cost aggregation before the paths; default none */
+    int refine;        /* AD-Census refinement of the left map (lib/stereo/refine.c); default 0 */
     double uniqueness; /* (0, 1]; default 0.95 */
     int subpixel;      /* default 1 */
     int lr_check;      /* tolerance in pixels, < 0: off; default 1 */
@@ -176,6 +182,19 @@ int gvis_sgm_cost_ref(const uint64_t *cl, const uint64_t *cr, const uint8_t *ad_
  * saves a pass: gvis_sgm_wta adds them).  GVIS_E_NOMEM on allocation failure. */
 int gvis_sgm_aggregate(const uint64_t *cl, const uint64_t *cr, const uint8_t *guide, const uint8_t *ad_l,
                        const uint8_t *ad_r, int width, int height, const gvis_sgm_params *p, uint16_t *sum, uint16_t *sum2);
+/* The volume of step 3's costs (W x H x D, u8, [y][x][k]). */
+void gvis_sgm_cost_volume(const uint64_t *cl, const uint64_t *cr, const uint8_t *ad_l, const uint8_t *ad_r, int width,
+                          int height, const gvis_sgm_params *p, uint8_t *cost);
+/* Step 4 over a given cost volume (as gvis_sgm_aggregate otherwise). */
+int gvis_sgm_aggregate_volume(const uint8_t *cost, const uint8_t *guide, int width, int height,
+                              const gvis_sgm_params *p, uint16_t *sum, uint16_t *sum2);
+/* Cross-based aggregation (lib/stereo/cross_aggregate.c, the rule at its top): the four arm
+ * lengths of every pixel (W x H x 4: left, right, up, down) from the 8-bit guide, and
+ * passes of aggregation of the cost volume in place. */
+void gvis_cross_arms(const uint8_t *guide, int width, int height, uint8_t *arms);
+int gvis_cross_aggregate(uint8_t *cost, const uint8_t *arms, int width, int height, int D, int passes);
+/* AD-Census refinement of a left map in place (lib/stereo/refine.c); tmp: W x H scratch. */
+int gvis_refine(int16_t *disp, int16_t *tmp, const uint8_t *arms, int width, int height, int min_disp, int D);
 /* Path direction index 0..7: (1,0) (-1,0) (0,1) (0,-1) (1,1) (-1,-1) (-1,1) (1,-1). */
 extern const int gvis_sgm_dirs[8][2];
 /* Naive reference of one path direction into lr (W x H x D, u8). */

@@ -492,58 +492,87 @@ void gvis_sgm_guide(const gvis_image *gray, uint8_t *guide)
     }
 }
 
+static void job_init(agg_job *j, const uint64_t *cl, const uint64_t *cr, const uint8_t *guide, const uint8_t *ad_l,
+                     const uint8_t *ad_r, int width, int height, const gvis_sgm_params *p)
+{
+    memset(j, 0, sizeof *j);
+    j->cl = cl;
+    j->cr = cr;
+    j->guide = guide;
+    j->ad_l = ad_l;
+    j->ad_r = ad_r;
+    j->cost_kind = p->cost;
+    j->census = p->census;
+    if (p->cost == GVIS_COST_ADCENSUS)
+        gvis_sgm_cost_luts(p->census, j->lut_census, j->lut_ad);
+    j->width = width;
+    j->height = height;
+    j->D = p->max_disp;
+    j->min_disp = p->min_disp;
+    j->p1 = p->p1;
+    j->paths = p->paths;
+    /* The symmetric census leaves the upper 33 bits zero: four byte planes suffice. */
+    j->nplanes = p->census == GVIS_CENSUS_SYM ? 4 : 8;
+    gvis_sgm_p2_table(p, j->p2lut);
+}
+
+void gvis_sgm_cost_volume(const uint64_t *cl, const uint64_t *cr, const uint8_t *ad_l, const uint8_t *ad_r, int width,
+                          int height, const gvis_sgm_params *p, uint8_t *cost)
+{
+    agg_job j;
+    job_init(&j, cl, cr, NULL, ad_l, ad_r, width, height, p);
+    j.cost = cost;
+    gvis_parallel(gvis_threads() * 2 < height ? gvis_threads() * 2 : height, cost_task, &j);
+}
+
+/* Paths over the volume in j->cost (sum2 as for gvis_sgm_aggregate). */
+static int sweep_volume(agg_job *j, size_t cells, uint16_t *sum, uint16_t *sum2)
+{
+    j->sum[0] = sum;
+    j->sum[1] = sum2 ? sum2 : gvis_sgm_scratch_take(cells * sizeof(uint16_t));
+    if (!j->sum[1])
+        return gvis_error(GVIS_E_NOMEM, "out of memory for a %dx%dx%d cost volume", j->width, j->height, j->D);
+    gvis_parallel(2, sweep_task, j);
+    if (!j->failed && !sum2) {
+        add_job a = {sum, j->sum[1], cells};
+        gvis_parallel(gvis_threads(), add_task, &a);
+    }
+    if (!sum2)
+        gvis_sgm_scratch_give(j->sum[1], cells * sizeof(uint16_t));
+    if (j->failed)
+        return gvis_error(GVIS_E_NOMEM, "out of memory for path aggregation");
+    return GVIS_OK;
+}
+
+int gvis_sgm_aggregate_volume(const uint8_t *cost, const uint8_t *guide, int width, int height,
+                              const gvis_sgm_params *p, uint16_t *sum, uint16_t *sum2)
+{
+    size_t cells;
+    if (gvis_image_bytes((size_t)width, (size_t)height, (size_t)p->max_disp, 1, &cells))
+        return gvis_error(GVIS_E_LIMIT, "cost volume of %dx%dx%d is too large", width, height, p->max_disp);
+    agg_job j;
+    job_init(&j, NULL, NULL, guide, NULL, NULL, width, height, p);
+    j.cost = (uint8_t *)cost; /* read only by the sweeps */
+    return sweep_volume(&j, cells, sum, sum2);
+}
+
 int gvis_sgm_aggregate(const uint64_t *cl, const uint64_t *cr, const uint8_t *guide, const uint8_t *ad_l,
-                       const uint8_t *ad_r, int width, int height, const gvis_sgm_params *p, uint16_t *sum, uint16_t *sum2)
+                       const uint8_t *ad_r, int width, int height, const gvis_sgm_params *p, uint16_t *sum,
+                       uint16_t *sum2)
 {
     const int D = p->max_disp;
     size_t cells;
     if (gvis_image_bytes((size_t)width, (size_t)height, (size_t)D, 1, &cells))
         return gvis_error(GVIS_E_LIMIT, "cost volume of %dx%dx%d is too large", width, height, D);
     agg_job j;
-    memset(&j, 0, sizeof j);
-    j.cl = cl;
-    j.cr = cr;
-    j.guide = guide;
-    j.ad_l = ad_l;
-    j.ad_r = ad_r;
-    j.cost_kind = p->cost;
-    j.census = p->census;
-    if (p->cost == GVIS_COST_ADCENSUS)
-        gvis_sgm_cost_luts(p->census, j.lut_census, j.lut_ad);
-    j.width = width;
-    j.height = height;
-    j.D = D;
-    j.min_disp = p->min_disp;
-    j.p1 = p->p1;
-    j.paths = p->paths;
-    j.nplanes = 8;
-    j.sum[0] = sum;
-    j.sum[1] = sum2;
-    gvis_sgm_p2_table(p, j.p2lut);
-    /* The symmetric census leaves the upper 33 bits zero: four byte planes suffice. */
-    if (p->census == GVIS_CENSUS_SYM)
-        j.nplanes = 4;
+    job_init(&j, cl, cr, guide, ad_l, ad_r, width, height, p);
     j.cost = gvis_sgm_scratch_take(cells);
-    if (!sum2)
-        j.sum[1] = gvis_sgm_scratch_take(cells * sizeof(uint16_t));
-    if (!j.cost || !j.sum[1]) {
-        gvis_sgm_scratch_give(j.cost, cells);
-        if (!sum2)
-            gvis_sgm_scratch_give(j.sum[1], cells * sizeof(uint16_t));
+    if (!j.cost)
         return gvis_error(GVIS_E_NOMEM, "out of memory for a %dx%dx%d cost volume", width, height, D);
-    }
     gvis_parallel(gvis_threads() * 2 < height ? gvis_threads() * 2 : height, cost_task, &j);
-    gvis_parallel(2, sweep_task, &j);
-    if (!j.failed && !sum2) {
-        add_job a = {sum, j.sum[1], cells};
-        gvis_parallel(gvis_threads(), add_task, &a);
-    }
+    int rc = sweep_volume(&j, cells, sum, sum2);
     gvis_sgm_scratch_give(j.cost, cells);
-    if (!sum2)
-        gvis_sgm_scratch_give(j.sum[1], cells * sizeof(uint16_t));
-    if (j.failed)
-        return gvis_error(GVIS_E_NOMEM, "out of memory for path aggregation");
-    return GVIS_OK;
+    return rc;
 }
 
 /* ---- the naive reference of one direction ---------------------------------- */
