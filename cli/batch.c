@@ -35,50 +35,6 @@ static int is_dir(const char *p)
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-struct named_output {
-    char *out;
-    int input;
-};
-
-static int cmp_output(const void *a, const void *b)
-{
-    const struct named_output *x = a, *y = b;
-    int c = strcmp(x->out, y->out);
-    return c ? c : x->input - y->input;
-}
-
-int cli_distinct_outputs(const char *dir, char *const *inputs, int n, const char *ext)
-{
-    int status = -1;
-    if (n < 2)
-        return status;
-    struct named_output *v = calloc((size_t)n, sizeof *v);
-    if (!v) {
-        cli_error("out of memory");
-        return EXIT_RUNTIME;
-    }
-    for (int i = 0; i < n && status < 0; i++) {
-        v[i].input = i;
-        if (!(v[i].out = cli_output_in_dir(dir, inputs[i], ext))) {
-            cli_error("out of memory");
-            status = EXIT_RUNTIME;
-        }
-    }
-    if (status < 0) {
-        qsort(v, (size_t)n, sizeof *v, cmp_output);
-        for (int i = 1; i < n && status < 0; i++) {
-            const char *a = inputs[v[i - 1].input], *b = inputs[v[i].input];
-            if (strcmp(v[i - 1].out, v[i].out) == 0 && strcmp(a, b) != 0 && !gvis_same_file(a, b))
-                status = cli_usage_error("'%s' and '%s' would both be written to '%s' (rename one, or run them apart)",
-                                         a, b, v[i].out);
-        }
-    }
-    for (int i = 0; i < n; i++)
-        free(v[i].out);
-    free(v);
-    return status;
-}
-
 void cli_args_free(struct cli_args *args)
 {
     if (args->expanded)
@@ -243,7 +199,7 @@ static int run_parallel(const struct cli_cmd *cmd, const struct cli_args *args, 
         return EXIT_RUNTIME;
     }
     for (int i = 0; i < n; i++)
-        if (!(outs[i] = cli_output_in_dir(dir, args->inputs[i], ext))) {
+        if (!(outs[i] = cli_output_path(dir, args->inputs[i], i, ext))) {
             cli_error("out of memory");
             status = EXIT_RUNTIME;
             goto out;
@@ -268,15 +224,18 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
     int to_dir = 0;
     if (o && strcmp(o, "-") != 0) {
         size_t n = strlen(o);
-        to_dir = o[n - 1] == '/' || is_dir(o);
+        int tmpl = cli_is_template(o);
+        to_dir = tmpl || o[n - 1] == '/' || is_dir(o);
         if (!to_dir && args->ninputs > 1)
-            return cli_usage_error("%d inputs need -o DIR/ (a directory, one output per input)", args->ninputs);
-        if (to_dir && args->ninputs > 1) {
-            int rc = cli_distinct_outputs(o, args->inputs, args->ninputs, out_ext ? out_ext : args->format);
+            return cli_usage_error("%d inputs need -o DIR/ (a directory, one output per input) or a template such "
+                                   "as -o 'OUT/{stem}.png'",
+                                   args->ninputs);
+        if (to_dir) { /* outputs distinct; a template's folders made */
+            int rc = cli_plan_outputs(o, args->inputs, args->ninputs, out_ext ? out_ext : args->format);
             if (rc >= 0)
                 return rc;
         }
-        if (to_dir && !is_dir(o) && gvis_mkdir_p(o) != GVIS_OK) {
+        if (to_dir && !tmpl && !is_dir(o) && gvis_mkdir_p(o) != GVIS_OK) {
             cli_error("%s", gvis_errmsg());
             return EXIT_RUNTIME;
         }
@@ -295,7 +254,7 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
         char *owned = NULL;
         const char *out = o;
         if (to_dir) {
-            owned = cli_output_in_dir(o, in, ext);
+            owned = cli_output_path(o, in, i, ext);
             if (!owned) {
                 cli_error("out of memory");
                 return EXIT_RUNTIME;

@@ -126,6 +126,17 @@ void cli_args_free(struct cli_args *args);
 int cli_expand_inputs(struct cli_args *args);
 /* Derives the output path for in with extension ext inside dir (malloc'd). */
 char *cli_output_in_dir(const char *dir, const char *in, const char *ext);
+/* Output templates (cli/outname.c): -o 'out/{stem}_blur.png' with {stem}, {name}, {ext},
+ * {index} (from 1 in the whole list, --shard or not; {index:W} zero-padded) and {dir} (the
+ * input's folder); '{{' and '}}' are braces.  cli_is_template: o holds a '{'.
+ * cli_check_template: -1 when o is no template or a valid one, else 2 (reported). */
+int cli_is_template(const char *o);
+int cli_check_template(const char *o);
+/* The output of input i (malloc'd): o expanded when a template, else cli_output_in_dir. */
+char *cli_output_path(const char *o, const char *in, int i, const char *ext);
+/* Before any work: o (DIR/ or template) gives every input its own output (else a usage
+ * error naming two inputs) and a template's folders exist.  -1 when all is well. */
+int cli_plan_outputs(const char *o, char *const *inputs, int n, const char *ext);
 /* Two different inputs with one base name (a/x.png, b/x.png) would both be written to
  * DIR/x.png, the second over the first: refuses that (a usage error, reported) before any
  * work.  Returns -1 when every output is distinct, else the exit status to return. */

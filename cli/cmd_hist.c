@@ -175,7 +175,8 @@ static int hist_one(gvis_ctx *ctx, const char *in, const char *out, void *arg)
             rc = format_hist(o, in, &img, &h, f == GVIS_FMT_JSON, &b);
         if (!rc)
             rc = cli_write_output(ctx, out ? out : "-", &b);
-        o->header_done = 1;
+        if (o->many) /* one stream, one file after another (never on several threads) */
+            o->header_done = 1;
         gvis_buf_free(&b);
     }
     if (!rc && o->plot) {
@@ -218,7 +219,7 @@ int cmd_hist(int argc, char **argv)
         {"per-channel", 0, OPT_FLAG, &o.per_channel, NULL, NULL, "equalize each colour channel instead of luma"},
         OPT_END,
     };
-    const struct cli_cmd cmd = {"hist", "[options] IN... [-o OUT.csv|OUT.json|DIR/]", opts, 1, 0, 0};
+    const struct cli_cmd cmd = {"hist", "[options] IN... [-o OUT.csv|OUT.json|DIR/]", opts, 1, 0, 1};
     struct cli_args args;
     int rc = cli_parse(&cmd, argc, argv, &args);
     if (rc >= 0)

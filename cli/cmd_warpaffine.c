@@ -296,7 +296,7 @@ int cmd_warpaffine(int argc, char **argv)
     };
     const struct cli_cmd cmd = {"warpaffine",
                                 "[options] (--matrix M | --matrix-file F | --letterbox WxH) IN... -o OUT|DIR/",
-                                opts, 1, 0, 0};
+                                opts, 1, 0, 1};
     struct cli_args args;
     int rc = cli_parse(&cmd, argc, argv, &args);
     if (rc >= 0)

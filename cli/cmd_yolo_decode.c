@@ -201,7 +201,8 @@ static int format_dets(struct yolo_opts *o, enum out_kind k, const char *in, con
     case OUT_CSV:
         if (!o->many || !o->header_done)
             rc = gvis_buf_printf(b, "file,class,name,score,x1,y1,x2,y2\n");
-        o->header_done = 1;
+        if (o->many) /* one stream, one file after another (never on several threads) */
+            o->header_done = 1;
         for (int i = 0; !rc && i < r->count; i++) {
             const gvis_yolo_det *d = &r->det[i];
             char sc[32], x1[32], y1[32], x2[32], y2[32];
@@ -453,7 +454,7 @@ int cmd_yolo_decode(int argc, char **argv)
         OPT_END,
     };
     const struct cli_cmd cmd = {"yolo-decode", "[options] PRED... [-o OUT.jsonl|OUT.json|OUT.csv|OUT.txt|DIR/]", opts, 1,
-                                0, 0};
+                                0, 1};
     struct cli_args args;
     int rc = cli_parse(&cmd, argc, argv, &args);
     if (rc >= 0)
