@@ -142,6 +142,12 @@ int cli_plan_outputs(const char *o, char *const *inputs, int n, const char *ext)
  * work.  Returns -1 when every output is distinct, else the exit status to return. */
 int cli_distinct_outputs(const char *dir, char *const *inputs, int n, const char *ext);
 
+/* disparity --left-dir L --right-dir R (cli/pairs.c): the image files of L and R of one name,
+ * sorted, as paths[2i] (left) and paths[2i+1] (right), i < *npairs, pointing into *text
+ * (free both).  A file without a partner is reported and counted in *missing; no pair at
+ * all is a usage error.  Returns -1 when done, else the exit status (reported). */
+int cli_pair_dirs(const char *ldir, const char *rdir, char ***paths, int *npairs, char **text, int *missing);
+
 /* The name among names[0..n) that word (len bytes) most likely misspells: at most two
  * edits away (one for words under five letters), else the one name it is a prefix of;
  * NULL when none is close.  For "did you mean" after an unknown subcommand or option. */

@@ -20,6 +20,7 @@ struct disp_opts {
     struct disp_method m; /* --method and the phase options (cli/disparity_phase.c) */
     const char *format;   /* png | pfm | cv16 */
     const char *right_out, *preview, *ply, *qfile, *gt, *pairs;
+    const char *left_dir, *right_dir; /* paired by file name (cli/pairs.c) */
     double focal, baseline, cx, cy, gt_scale;
     int gt_border, json;
     double q[16];
@@ -506,6 +507,8 @@ int cmd_disparity(int argc, char **argv)
         {"gt-border", 0, OPT_INT, &o.gt_border, NULL, "N", "pixels along each edge left out of the score (10)"},
         {"json", 0, OPT_FLAG, &o.json, NULL, NULL, "scores as JSON lines"},
         {"pairs", 0, OPT_STRING, &o.pairs, NULL, "FILE", "pairs to match: LEFT RIGHT [GT] per line"},
+        {"left-dir", 0, OPT_STRING, &o.left_dir, NULL, "DIR", "left images, paired by file name with --right-dir's"},
+        {"right-dir", 0, OPT_STRING, &o.right_dir, NULL, "DIR", "right images of the --left-dir pairs"},
         DISP_METHOD_OPTS(o.m),
         OPT_END,
     };
@@ -521,7 +524,13 @@ int cmd_disparity(int argc, char **argv)
     if (disp_method_check(&o.m, &o.p)) {
         snprintf(msg, sizeof msg, "%s", gvis_errmsg());
         bad = msg;
-    } else if (!o.pairs && args.ninputs != 2)
+    } else if (!o.left_dir != !o.right_dir)
+        bad = "--left-dir and --right-dir go together";
+    else if (o.left_dir && (o.pairs || args.ninputs))
+        bad = "give the pairs one way: LEFT RIGHT, --pairs FILE, or --left-dir and --right-dir";
+    else if (o.left_dir && o.gt)
+        bad = "--gt scores one pair; --pairs FILE names a ground truth per pair";
+    else if (!o.pairs && !o.left_dir && args.ninputs != 2)
         bad = "needs LEFT and RIGHT images (or --pairs FILE)";
     else if (o.pairs && args.ninputs)
         bad = "give the pairs either as LEFT RIGHT or with --pairs, not both";
@@ -558,7 +567,24 @@ int cmd_disparity(int argc, char **argv)
     struct pair one, *pairs = &one;
     int npairs = 1;
     char *pairs_text = NULL;
-    if (o.pairs) {
+    int unpaired = 0;
+    if (o.left_dir) {
+        char **v;
+        if ((rc = cli_pair_dirs(o.left_dir, o.right_dir, &v, &npairs, &pairs_text, &unpaired)) >= 0) {
+            cli_args_free(&args);
+            return rc;
+        }
+        if (!(pairs = calloc((size_t)npairs, sizeof *pairs))) {
+            free(v);
+            free(pairs_text);
+            cli_args_free(&args);
+            cli_error("out of memory");
+            return EXIT_RUNTIME;
+        }
+        for (int i = 0; i < npairs; i++)
+            pairs[i] = (struct pair){v[2 * i], v[2 * i + 1], NULL};
+        free(v);
+    } else if (o.pairs) {
         if ((rc = read_pairs(o.pairs, &pairs, &npairs, &pairs_text))) {
             cli_error("'%s': %s", o.pairs, gvis_errmsg());
             cli_args_free(&args);
@@ -569,10 +595,10 @@ int cmd_disparity(int argc, char **argv)
         one.right = args.inputs[1];
         one.gt = (char *)o.gt;
     }
-    o.many = npairs > 1 || (args.output && is_dir_arg(args.output));
+    o.many = npairs > 1 || o.left_dir || (args.output && (is_dir_arg(args.output) || cli_is_template(args.output)));
     if (o.many) {
         const char *need_dir = NULL;
-        if (args.output && !is_dir_arg(args.output))
+        if (args.output && !is_dir_arg(args.output) && !cli_is_template(args.output))
             need_dir = "-o";
         else if (o.right_out && !is_dir_arg(o.right_out))
             need_dir = "--right";
@@ -620,7 +646,7 @@ int cmd_disparity(int argc, char **argv)
         return status;
     }
     /* make the directories asked for */
-    const char *dirs[4] = {o.many ? args.output : NULL, o.many ? o.right_out : NULL, o.many ? o.preview : NULL,
+    const char *dirs[4] = {o.many && !cli_is_template(args.output) ? args.output : NULL, o.many ? o.right_out : NULL, o.many ? o.preview : NULL,
                            o.many ? o.ply : NULL};
     for (int i = 0; i < 4; i++)
         if (dirs[i] && gvis_mkdir_p(dirs[i]) != GVIS_OK) {
@@ -628,7 +654,7 @@ int cmd_disparity(int argc, char **argv)
             status = EXIT_RUNTIME;
         }
     const char *ext = kind_ext(o.format ? out_kind(o.format, NULL) : OUT_KITTI);
-    if (status == EXIT_OK && o.many && args.output && npairs > 1) {
+    if (status == EXIT_OK && o.many && args.output && (npairs > 1 || cli_is_template(args.output))) {
         /* two left images of one base name would write one DIR/NAME: refuse before any work */
         char **lefts = malloc(sizeof *lefts * (size_t)npairs);
         if (!lefts) {
@@ -648,7 +674,7 @@ int cmd_disparity(int argc, char **argv)
         char *out = NULL;
         o.fail_file = NULL;
         if (args.output)
-            out = o.many ? cli_output_in_dir(args.output, pairs[i].left, ext) : strdup(args.output);
+            out = o.many ? cli_output_path(args.output, pairs[i].left, i, ext) : strdup(args.output);
         rc = args.output && !out ? gvis_error(GVIS_E_NOMEM, "out of memory") : disparity_one_set(ctx, &o, &pairs[i], out);
         if (rc) {
             cli_error("'%s': %s", o.fail_file ? o.fail_file : pairs[i].left, gvis_errmsg());
@@ -658,6 +684,8 @@ int cmd_disparity(int argc, char **argv)
         }
         free(out);
     }
+    if (unpaired && status < EXIT_RUNTIME) /* each reported by cli_pair_dirs */
+        status = EXIT_RUNTIME;
     if (o.scored > 1) {
         const double n = o.scored;
         if (o.json)

@@ -1,0 +1,44 @@
+# disparity --left-dir L --right-dir R (issue 15): pairs by file name; a file without its
+# partner is named (exit 1, the other pairs done); no pair at all is a usage error; the
+# outputs equal those of --pairs FILE and of each pair alone; templates name the maps.
+. "$(dirname "$0")/lib.sh"
+cd "$T" || exit 1
+mkdir -p L R
+for i in 1 2 3; do
+  "$MKIMAGE" $((40 + 8 * i)) $((24 + i)) 1 u8 random "L/s$i.png"
+  "$MKIMAGE" $((40 + 8 * i)) $((24 + i)) 1 u8 random "R/s$i.png"
+  printf '%s %s\n' "L/s$i.png" "R/s$i.png" >>pairs.txt
+done
+D="--cpu --max-disp 16"
+ok "--pairs FILE" "$GVIS" disparity $D --pairs pairs.txt -o byfile/
+ok "--left-dir, --right-dir" "$GVIS" disparity $D --left-dir L --right-dir R -o bydir/
+check "three maps" [ "$(ls bydir | wc -l)" -eq 3 ]
+check "same maps as --pairs FILE" diff -r byfile bydir
+"$GVIS" disparity $D L/s2.png R/s2.png -o alone.png
+check "a pair alone gives the same bytes" cmp -s alone.png bydir/s2.png
+ok "a trailing slash" "$GVIS" disparity $D --left-dir L/ --right-dir R/ -o slash/
+check "a trailing slash: same maps" diff -r bydir slash
+ok "a template" "$GVIS" disparity $D --left-dir L --right-dir R -o 'tpl/{stem}_disp.pfm' --preview pv/
+check "template: s1_disp.pfm" [ -s tpl/s1_disp.pfm ] && [ -s pv/s1.png ]
+
+# a partner missing on either side: named, the other pairs still done, exit 1
+cp -r L L2; cp -r R R2
+"$MKIMAGE" 48 25 1 u8 random L2/only_left.png
+"$MKIMAGE" 48 25 1 u8 random R2/only_right.png
+fails "a left without its right" 1 "'L2/only_left.png': no file of that name in 'R2'" \
+  "$GVIS" disparity $D --left-dir L2 --right-dir R2 -o miss/
+grep -q "'R2/only_right.png': no file of that name in 'L2'" err || say_fail "a right without its left is named too"
+check "the paired ones are done" diff -r bydir miss
+
+# usage errors
+mkdir -p E
+"$MKIMAGE" 48 25 1 u8 random E/other.png
+fails "no name in common" 2 "no image file name in common" "$GVIS" disparity $D --left-dir L --right-dir E -o none/
+check "no name in common: nothing made" [ ! -e none ]
+fails "--left-dir alone" 2 "go together" "$GVIS" disparity $D --left-dir L -o x/
+fails "with --pairs too" 2 "one way" "$GVIS" disparity $D --left-dir L --right-dir R --pairs pairs.txt -o x/
+fails "with LEFT RIGHT too" 2 "one way" "$GVIS" disparity $D --left-dir L --right-dir R L/s1.png R/s1.png -o x/
+fails "with --gt" 2 "--gt scores one pair" "$GVIS" disparity $D --left-dir L --right-dir R --gt L/s1.png -o x/
+fails "-o FILE" 2 "needs a directory" "$GVIS" disparity $D --left-dir L --right-dir R -o one.png
+fails "a left folder that is not there" 1 "'nope': No such file" "$GVIS" disparity $D --left-dir nope --right-dir R -o x/
+finish
