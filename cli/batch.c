@@ -246,8 +246,12 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
     int jobs = g_opts.jobs ? g_opts.jobs : gvis_threads();
     if (jobs > args->ninputs)
         jobs = args->ninputs;
-    if (cmd->parallel && to_dir && (jobs > 1 || cli_device_entries(ctx) > 1) && stdin_uses == 0)
-        return run_parallel(cmd, args, ctx, fn, arg, o, ext, jobs);
+    cli_progress_begin(args->ninputs);
+    if (cmd->parallel && to_dir && (jobs > 1 || cli_device_entries(ctx) > 1) && stdin_uses == 0) {
+        int st = run_parallel(cmd, args, ctx, fn, arg, o, ext, jobs);
+        cli_progress_end();
+        return st;
+    }
     int status = EXIT_OK;
     for (int i = 0; i < args->ninputs; i++) {
         const char *in = args->inputs[i];
@@ -276,7 +280,10 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
                 rc = gvis_outset_commit(set);
             else
                 gvis_outset_abort(set);
+            if (!rc)
+                cli_progress_written();
         }
+        cli_progress_step();
         if (rc && cli_stdout_closed()) {
             /* The reader of our output has gone (`gvis ... | head`): the rest of the
              * batch has nowhere to go.  Stop quietly with status 1. */
@@ -298,6 +305,7 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
         }
         free(owned);
     }
+    cli_progress_end();
     (void)cmd;
     return status;
 }

@@ -38,6 +38,9 @@ static int refuses_input(struct jobs_run *r, int i)
 static int report(struct jobs_run *r, int i, int rc, const char *msg, int device)
 {
     const char *in = r->args->inputs[i];
+    cli_progress_step();
+    if (!rc) /* reported: a file finished in flight may be in place before it is counted */
+        cli_progress_written();
     if (rc == GVIS_PIPE_CANCELLED) { /* stopped before it was finished: no output */
         r->cancelled++;
     } else if (!rc) {

@@ -72,6 +72,7 @@ struct global_opts {
     int fail_fast;        /* --fail-fast */
     int shard_k, shard_n; /* --shard K/N; 0/0: all */
     int jpeg_codec;       /* --jpeg-codec: GVIS_JPEG_CODEC_AUTO, _CPU or _NVJPEG; -1: not given (GVIS_JPEG_CODEC) */
+    int progress;         /* --progress 1, --no-progress 0, -1: on a terminal */
 };
 extern struct global_opts g_opts;
 extern const char *g_cmd; /* the running subcommand's name, for messages */
@@ -147,6 +148,19 @@ int cli_distinct_outputs(const char *dir, char *const *inputs, int n, const char
  * (free both).  A file without a partner is reported and counted in *missing; no pair at
  * all is a usage error.  Returns -1 when done, else the exit status (reported). */
 int cli_pair_dirs(const char *ldir, const char *rdir, char ***paths, int *npairs, char **text, int *missing);
+
+/* Progress of a batch (cli/progress.c): begin(total) on the main thread, step() once per
+ * file as it is reported, end() when the batch stops; clear() before a message;
+ * written() when a file's outputs are reported in place.  The line
+ * shows under --progress, or with stderr a terminal unless --no-progress or -q, for two
+ * files or more.  interrupted() is for the signal handler: "interrupted: N of M files
+ * done" (N written), for two files or more. */
+void cli_progress_begin(int total);
+void cli_progress_step(void);
+void cli_progress_written(void);
+void cli_progress_end(void);
+void cli_progress_clear(void);
+void cli_progress_interrupted(void);
 
 /* The name among names[0..n) that word (len bytes) most likely misspells: at most two
  * edits away (one for words under five letters), else the one name it is a prefix of;

@@ -670,6 +670,7 @@ int cmd_disparity(int argc, char **argv)
         }
     }
     const int dirs_failed = status != EXIT_OK;
+    cli_progress_begin(dirs_failed ? 0 : npairs);
     for (int i = 0; i < npairs && !dirs_failed; i++) {
         char *out = NULL;
         o.fail_file = NULL;
@@ -683,7 +684,11 @@ int cmd_disparity(int argc, char **argv)
                 status = st;
         }
         free(out);
+        if (!rc)
+            cli_progress_written();
+        cli_progress_step();
     }
+    cli_progress_end();
     if (unpaired && status < EXIT_RUNTIME) /* each reported by cli_pair_dirs */
         status = EXIT_RUNTIME;
     if (o.scored > 1) {

@@ -63,6 +63,7 @@ static void on_signal(int sig)
         return;
     }
     gvis_remove_temp_files();
+    cli_progress_interrupted();
     signal(sig, SIG_DFL);
     raise(sig);
 }

@@ -10,7 +10,7 @@
 
 #include "cli.h"
 
-struct global_opts g_opts = {"auto", 0, 1, 0, 0, 0, 0, 0, 0, 0, -1};
+struct global_opts g_opts = {"auto", 0, 1, 0, 0, 0, 0, 0, 0, 0, -1, -1};
 const char *g_cmd = NULL;
 
 const char *cli_command_summary(const char *name); /* main.c */
@@ -28,6 +28,7 @@ static const char *lower_strerror(int e)
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
     fflush(stdout);
+    cli_progress_clear(); /* redrawn with the next file */
     fprintf(stderr, "gvis%s%s: %s", g_cmd ? " " : "", g_cmd ? g_cmd : "", kind);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
@@ -340,6 +341,7 @@ static const struct opt global_table[] = {
     {"fail-fast", 0, OPT_FLAG, &g_opts.fail_fast, NULL, NULL, "stop at the first file that fails"},
     {"jpeg-codec", 0, OPT_CUSTOM, &g_opts.jpeg_codec, parse_jpeg_codec, "C",
      "JPEG on a CUDA device: auto (nvJPEG where it loads), cpu or nvjpeg"},
+    {"progress", 0, OPT_FLAG, &g_opts.progress, NULL, NULL, "progress line on stderr (default: on a terminal)"},
     OPT_END,
 };
 
