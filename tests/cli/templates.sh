@@ -65,6 +65,18 @@ check "duplicates: two outputs" [ "$(find dup -type f | wc -l)" -eq 2 ]
 ok "duplicates with {index}: one output each" "$GVIS" --cpu gauss --sigma 1.5 --list dups -o 'dupi/{index}.png' -j 2
 check "duplicates with {index}: three outputs, 1 and 3 alike" cmp -s dupi/1.png dupi/3.png
 
+printf '%s\n' a/x.png a/x.png >dupd
+ok "duplicates in a --list, -o DIR/: processed twice" "$GVIS" --cpu -v gauss --sigma 1.5 --list dupd -o dupdir/ -j 2
+check "duplicates, -o DIR/: the summary counts both" grep -q "2 of 2 files done, 0 failed" err
+check "duplicates, -o DIR/: one output, the file's bytes" cmp -s dupdir/x.png byd/a/x.png
+# GNU parallel over shards into one template: {index} is the index in the whole list
+if command -v parallel >/dev/null 2>&1; then
+  ok "GNU parallel, 3 shards, one template" parallel --will-cite -j 2 "$GVIS" --cpu gauss --sigma 1.5 in \
+    -o "'par/{index:02}_{stem}.png'" --shard {}/3 ::: 1 2 3
+  check "parallel shards: all six, indexed as one run" diff <(ls par) <(printf '%s\n' 01_g.png 02_p1.png 03_p2.png 04_p3.png 05_p4.png 06_p5.png)
+  check "parallel shards: same bytes" cmp -s par/04_p3.png ref/p3.png
+fi
+
 # an output over its input is refused, no matter how it was named
 cp a/x.png a/y.png
 fails "template naming the input" 1 "refusing to write over input file 'a/y.png'" \
