@@ -30,7 +30,16 @@ struct disp_opts {
     double sum_bad1, sum_bad2, sum_density, sum_mae;
     int scored;
     FILE *score_out;
+};
+
+/* What matching one pair gives beside its files: kept per pair, so that pairs run on
+ * several threads (--jobs) and are reported, scores printed and summed in input order. */
+struct disp_result {
     const char *fail_file; /* the file a failure is about */
+    char *msg;             /* the failure's message */
+    gvis_disp_score_t s;
+    double scale;
+    int scored;
 };
 
 struct pair {
@@ -258,7 +267,8 @@ static void print_score(struct disp_opts *o, const struct pair *pr, const gvis_d
     fflush(f);
 }
 
-static int disparity_one(gvis_ctx *ctx, struct disp_opts *o, const struct pair *pr, const char *out)
+static int disparity_one(gvis_ctx *ctx, const struct disp_opts *o, const struct pair *pr, const char *out,
+                         struct disp_result *res)
 {
     gvis_image L = {0}, R = {0}, G = {0};
     gvis_disp dl = {0}, dr = {0};
@@ -289,13 +299,13 @@ static int disparity_one(gvis_ctx *ctx, struct disp_opts *o, const struct pair *
             rc = gvis_outset_check(outs[i]);
     if (rc)
         goto done;
-    o->fail_file = pr->left;
+    res->fail_file = pr->left;
     if ((rc = gvis_load(ctx, pr->left, &L)))
         goto done;
-    o->fail_file = pr->right;
+    res->fail_file = pr->right;
     if ((rc = gvis_load(ctx, pr->right, &R)))
         goto done;
-    o->fail_file = pr->gt;
+    res->fail_file = pr->gt;
     if (pr->gt && (rc = gvis_load(ctx, pr->gt, &G)))
         goto done;
     /* was found only after matching (issue 13); --method phase checks its own, with --roi */
@@ -304,7 +314,7 @@ static int disparity_one(gvis_ctx *ctx, struct disp_opts *o, const struct pair *
                         L.height);
         goto done;
     }
-    o->fail_file = pr->left;
+    res->fail_file = pr->left;
     if ((rc = disp_method_run(ctx, &o->m, &o->p, &L, &R, pr->gt ? &G : NULL, &dl, right_path ? &dr : NULL)))
         goto done;
     if (out && (rc = save_map(ctx, o, out, &dl)))
@@ -346,7 +356,7 @@ static int disparity_one(gvis_ctx *ctx, struct disp_opts *o, const struct pair *
         /* one rule for --gt and the third column of --pairs: without --gt-scale the scale
          * the files show, else a warning where they show another */
         double scale = o->gt_scale, guess = 1, ratio = 0;
-        o->fail_file = pr->gt;
+        res->fail_file = pr->gt;
         if (isnan(scale)) {
             if ((rc = gvis_disp_gt_scale(&dl, &G, o->gt_border, &scale, &ratio)))
                 goto done;
@@ -360,13 +370,10 @@ static int disparity_one(gvis_ctx *ctx, struct disp_opts *o, const struct pair *
         gvis_disp_score_t s;
         if ((rc = gvis_disp_score(&dl, &G, scale, o->gt_border, &s)))
             goto done;
-        o->fail_file = pr->left;
-        print_score(o, pr, &s, scale);
-        o->sum_bad1 += s.bad1;
-        o->sum_bad2 += s.bad2;
-        o->sum_density += s.density;
-        o->sum_mae += s.mae;
-        o->scored++;
+        res->fail_file = pr->left;
+        res->s = s;
+        res->scale = scale;
+        res->scored = 1;
     }
 done:
     gvis_image_free(&L);
@@ -381,16 +388,69 @@ done:
 }
 
 /* One pair's outputs (map, right map, preview, PLY) are one set: all or none (issue 13). */
-static int disparity_one_set(gvis_ctx *ctx, struct disp_opts *o, const struct pair *pr, const char *out)
+static int disparity_one_set(gvis_ctx *ctx, const struct disp_opts *o, const struct pair *pr, const char *out,
+                             struct disp_result *res)
 {
     gvis_outset *set = gvis_outset_begin();
     if (!set)
         return gvis_error(GVIS_E_NOMEM, "out of memory");
-    int rc = disparity_one(ctx, o, pr, out);
+    int rc = disparity_one(ctx, o, pr, out, res);
     if (!rc)
         return gvis_outset_commit(set);
     gvis_outset_abort(set);
     return rc;
+}
+
+/* The run over every pair: pair_one on a worker's context, pair_report on the main
+ * thread in input order (cli_run_pairs). */
+struct disp_run {
+    struct disp_opts *o;
+    const struct pair *pairs;
+    const char *output, *ext;
+    struct disp_result *res;
+    int status;
+};
+
+static int pair_one(gvis_ctx *ctx, int i, void *arg)
+{
+    struct disp_run *r = arg;
+    struct disp_result *res = &r->res[i];
+    char *out = NULL;
+    if (r->output)
+        out = r->o->many ? cli_output_path(r->output, r->pairs[i].left, i, r->ext) : strdup(r->output);
+    int rc = r->output && !out ? gvis_error(GVIS_E_NOMEM, "out of memory")
+                               : disparity_one_set(ctx, r->o, &r->pairs[i], out, res);
+    if (rc)
+        res->msg = strdup(gvis_errmsg());
+    free(out);
+    return rc;
+}
+
+static int pair_report(int i, int rc, void *arg)
+{
+    struct disp_run *r = arg;
+    struct disp_result *res = &r->res[i];
+    struct disp_opts *o = r->o;
+    if (rc) {
+        cli_error("'%s': %s", res->fail_file ? res->fail_file : r->pairs[i].left, res->msg ? res->msg : "failed");
+        int st = cli_exit_status(rc);
+        if (st > r->status)
+            r->status = st;
+    } else {
+        cli_progress_written();
+        if (res->scored) {
+            print_score(o, &r->pairs[i], &res->s, res->scale);
+            o->sum_bad1 += res->s.bad1;
+            o->sum_bad2 += res->s.bad2;
+            o->sum_density += res->s.density;
+            o->sum_mae += res->s.mae;
+            o->scored++;
+        }
+    }
+    free(res->msg);
+    res->msg = NULL;
+    cli_progress_step();
+    return rc && (rc == GVIS_E_INTERRUPTED || g_opts.fail_fast);
 }
 
 /* --pairs FILE: LEFT RIGHT [GT] per line; blank lines and lines starting with # skipped. */
@@ -671,22 +731,16 @@ int cmd_disparity(int argc, char **argv)
     }
     const int dirs_failed = status != EXIT_OK;
     cli_progress_begin(dirs_failed ? 0 : npairs);
-    for (int i = 0; i < npairs && !dirs_failed; i++) {
-        char *out = NULL;
-        o.fail_file = NULL;
-        if (args.output)
-            out = o.many ? cli_output_path(args.output, pairs[i].left, i, ext) : strdup(args.output);
-        rc = args.output && !out ? gvis_error(GVIS_E_NOMEM, "out of memory") : disparity_one_set(ctx, &o, &pairs[i], out);
-        if (rc) {
-            cli_error("'%s': %s", o.fail_file ? o.fail_file : pairs[i].left, gvis_errmsg());
-            int st = cli_exit_status(rc);
-            if (st > status)
-                status = st;
-        }
-        free(out);
-        if (!rc)
-            cli_progress_written();
-        cli_progress_step();
+    if (!dirs_failed) {
+        struct disp_run run = {&o, pairs, args.output, ext, calloc((size_t)npairs, sizeof *run.res), EXIT_OK};
+        int st = run.res ? cli_run_pairs(ctx, npairs, pair_one, pair_report, &run) : EXIT_RUNTIME;
+        if (!run.res)
+            cli_error("out of memory");
+        if (st < 0)
+            st = run.status;
+        if (st > status)
+            status = st;
+        free(run.res);
     }
     cli_progress_end();
     if (unpaired && status < EXIT_RUNTIME) /* each reported by cli_pair_dirs */

@@ -11,7 +11,7 @@ for i in 1 2 3; do
 done
 D="--cpu --max-disp 16"
 ok "--pairs FILE" "$GVIS" disparity $D --pairs pairs.txt -o byfile/
-ok "--left-dir, --right-dir" "$GVIS" disparity $D --left-dir L --right-dir R -o bydir/
+ok "--left-dir, --right-dir" "$GVIS" disparity $D --left-dir L --right-dir R -o bydir/ -j 1
 check "three maps" [ "$(ls bydir | wc -l)" -eq 3 ]
 check "same maps as --pairs FILE" diff -r byfile bydir
 "$GVIS" disparity $D L/s2.png R/s2.png -o alone.png
@@ -29,6 +29,25 @@ fails "a left without its right" 1 "'L2/only_left.png': no file of that name in 
   "$GVIS" disparity $D --left-dir L2 --right-dir R2 -o miss/
 grep -q "'R2/only_right.png': no file of that name in 'L2'" err || say_fail "a right without its left is named too"
 check "the paired ones are done" diff -r bydir miss
+
+# --jobs: maps, scores and their mean give the same bytes at -j 3 as at -j 1, in input order
+S=$TESTDATA/stereo
+for k in 1 2 3; do
+  mkdir -p "ts$k"
+  cp "$S/tsukuba_left.png" "ts$k/left.png"; cp "$S/tsukuba_right.png" "ts$k/right.png"
+  printf '%s %s %s\n' "ts$k/left.png" "ts$k/right.png" "$S/tsukuba_gt.pgm" >>tp.txt
+  printf '%s %s\n' "L/s$k.png" "R/s$k.png" >>tp.txt
+done
+for j in 1 3; do
+  ok "scores, -j $j" "$GVIS" disparity --cpu --max-disp 32 --pairs tp.txt -o "tj$j/{dir}/{stem}.png" --json -j $j
+  cp out "scores$j"
+done
+check "maps: -j 3 = -j 1" diff -r tj1 tj3
+check "scores and mean: -j 3 = -j 1" cmp -s scores1 scores3
+check "three scores and their mean" [ "$(wc -l <scores1)" -eq 4 ] && grep -q '"mean": {"pairs": 3' scores1
+check "scores in input order" diff <(grep -o '"left": "[^"]*"' scores1) <(printf '"left": "ts%d/left.png"\n' 1 2 3)
+ok "--left-dir, -j 3" "$GVIS" disparity $D --left-dir L --right-dir R -o bydir3/ -j 3
+check "--left-dir: -j 3 = -j 1" diff -r bydir bydir3
 
 # usage errors
 mkdir -p E
