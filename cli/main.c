@@ -62,8 +62,8 @@ static void on_signal(int sig)
         pthread_kill(main_thread, sig);
         return;
     }
+    cli_progress_interrupted(); /* before the removal: it and raise() stay back to back */
     gvis_remove_temp_files();
-    cli_progress_interrupted();
     signal(sig, SIG_DFL);
     raise(sig);
 }
