@@ -127,18 +127,14 @@ int cli_run_jobs(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ct
     int n = args->ninputs;
     int entries = cli_device_entries(ctx);
     /* workers: a whole-chain subcommand one per job.  An image operation: one on the CPU
-     * (the operation itself runs on every core); on GPUs, at least one per listed entry
-     * and two in all (copies of one overlap the kernels of the other), and one per 4 jobs,
-     * round robin over the entries: each worker uploads, computes and downloads one image
-     * after another (about 8 ms for 4 MP on an H100, from BENCHMARKS: 2 workers held
-     * cuda:0 at ~230 images/s where 32 cores decode faster) */
+     * (the operation itself runs on every core); on GPUs one per listed entry, and two on
+     * a single GPU (copies of one overlap the kernels of the other).  Measured on 2 x H100
+     * (BENCHMARKS, 2026-11-25): one worker per 4 jobs instead gave 123-135 images/s on
+     * cuda:0 at -j 32 where these give 227-239, and 205-217 on cuda:all where these
+     * give 272 */
     int workers = jobs;
     if (image_op && entries) {
-        workers = (jobs + 3) / 4;
-        if (workers < 2)
-            workers = 2;
-        if (workers < entries)
-            workers = entries;
+        workers = entries > 1 ? entries : 2;
     } else if (image_op) {
         workers = 1;
     }

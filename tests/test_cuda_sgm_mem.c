@@ -50,9 +50,9 @@ static size_t run(gvis_ctx *gpu, const gvis_image *L, const gvis_image *R, int D
     CHECKF(rc == GVIS_OK, "%dx%d D %d: %s", W, H, D, gvis_errmsg());
     const size_t after = free_bytes();
     const size_t used = before > after ? before - after : 0;
-    const size_t want = gvis_sgm_cuda_bytes(W, H, &p, gvis_sgm_cuda_per_path());
+    const size_t want = gvis_sgm_cuda_bytes(W, H, &p, gvis_sgm_cuda_per_path(W, H, &p));
     printf("%dx%d D %d%s: %.3f GiB in use (gvis_sgm_cuda_bytes %.3f GiB), %.0f ms\n", W, H, D,
-           gvis_sgm_cuda_per_path() ? " per path" : "", used / GIB, want / GIB, gvis_now_ms() - t0);
+           gvis_sgm_cuda_per_path(W, H, &p) ? " per path" : "", used / GIB, want / GIB, gvis_now_ms() - t0);
     /* the reported figure is what the call allocates: within 64 MiB (pitch, the
      * allocator's granules) above, and not far below */
     CHECKF(used <= want + ((size_t)64 << 20), "D %d: %zu bytes in use, %zu reported", D, used, want);

@@ -138,14 +138,17 @@ int gvis_disp_alloc(gvis_disp *d, int width, int height, int min_disp);
 void gvis_disp_free(gvis_disp *d);
 /* Device bytes the CUDA pipeline allocates for a W x H pair (printed by -v; the
  * device-memory test checks the real use against it).  per_path: the per-path u8
- * volumes (GVIS_SGM_PER_PATH=1, paths x W x H x D bytes) instead of the one u16 sum
+ * volumes (paths x W x H x D bytes) instead of the one u16 sum
  * volume (W x H x GVIS_SGM_SUM_STRIDE(D) x 2 bytes). */
 size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int per_path);
 /* u16 values a pixel of the CUDA sum volume (cuda/stereo/sgm_cuda.h): D rounded up to 64. */
 #define GVIS_SGM_SUM_STRIDE(D) (((D) + 63) / 64 * 64)
-/* Whether the CUDA pipeline keeps per-path volumes: GVIS_SGM_PER_PATH=1 in the
- * environment (to time the two side by side); otherwise the sum volume. */
-int gvis_sgm_cuda_per_path(void);
+/* Whether the CUDA pipeline keeps per-path volumes for a W x H pair: where they keep
+ * the whole call under GVIS_SGM_PER_PATH_MAX bytes (faster), else the one sum volume
+ * (a quarter of the memory); GVIS_SGM_PER_PATH=1 or 0 in the environment forces
+ * either (to time the two side by side). */
+#define GVIS_SGM_PER_PATH_MAX ((size_t)5 << 29) /* 2.5 GiB */
+int gvis_sgm_cuda_per_path(int width, int height, const gvis_sgm_params *p);
 
 /* ---- stages (CPU), exposed for the tests and the CUDA parity checks ---- */
 

@@ -27,7 +27,7 @@ static void fuzz_cli_init(void)
  * its exit status, with stderr's text in *err (malloc'd). */
 static int fuzz_cli_run(int argc, char **argv, char **err)
 {
-    static const struct global_opts defaults = {"auto", 0, 1, 0, 0, 0, 0, 0, 0, 0, GVIS_JPEG_CODEC_AUTO, -1};
+    static const struct global_opts defaults = {"auto", 0, 1, 0, 0, 0, 0, 0, 0, 0, -1, -1}; /* as cli/opts.c */
     g_opts = defaults;
     g_cmd = NULL;
     size_t len = 0;
