@@ -17,7 +17,7 @@ static int pfm_token(const uint8_t *d, size_t len, size_t *pos, char *out, size_
     while (p < len && (d[p] == ' ' || d[p] == '\t' || d[p] == '\r' || d[p] == '\n'))
         p++;
     while (p < len && !(d[p] == ' ' || d[p] == '\t' || d[p] == '\r' || d[p] == '\n')) {
-        if (n + 1 >= outlen)
+        if (n + 1 >= outlen || d[p] == 0) /* a NUL inside a header word: not text (fuzz_sniff) */
             return -1;
         out[n++] = (char)d[p++];
     }

@@ -47,6 +47,14 @@ static int read_meta(const uint8_t *d, size_t len, gvis_image *img)
 
 int gvis_webp_decode(const uint8_t *d, size_t len, const gvis_io_opts *o, gvis_image *img)
 {
+    /* the RIFF size is what a stream is read to (lib/io/sniff.c): a file decodes from the
+     * same bytes, so the two agree (libwebp may read a lying VP8 chunk past it;
+     * fuzz_sniff found one) */
+    if (len >= 12) {
+        size_t riff = (size_t)d[4] | (size_t)d[5] << 8 | (size_t)d[6] << 16 | (size_t)d[7] << 24;
+        if (riff <= len - 8)
+            len = riff + 8;
+    }
     WebPBitstreamFeatures f;
     if (WebPGetFeatures(d, len, &f) != VP8_STATUS_OK)
         return gvis_error(GVIS_E_FORMAT, "corrupt or truncated WebP (bad header)");
