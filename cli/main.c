@@ -81,16 +81,27 @@ static int show_man(const char *sub)
     }
     char page[64], path[4096];
     snprintf(page, sizeof page, "gvis%s%s", sub && strcmp(sub, "gvis") ? "-" : "", sub && strcmp(sub, "gvis") ? sub : "");
-    /* The installed page, else the one in the source tree of this build. */
-    const char *dirs[] = {GVIS_MAN_DIR, GVIS_SOURCE_MAN_DIR};
+    /* The installed page; then beside this executable (PREFIX/bin/gvis ->
+     * PREFIX/share/man/man1, or a build or copied folder two levels under a source tree,
+     * build/cli/gvis -> man/); last the source tree this binary was built from. */
+    char exe[4096], rel[2][4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[len > 0 ? len : 0] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = 0;
+    snprintf(rel[0], sizeof rel[0], "%s/../share/man/man1", slash ? exe : ".");
+    snprintf(rel[1], sizeof rel[1], "%s/../../man", slash ? exe : ".");
+    const char *dirs[] = {GVIS_MAN_DIR, rel[0], rel[1], GVIS_SOURCE_MAN_DIR};
     path[0] = 0;
-    for (int k = 0; k < 2 && !path[0]; k++) {
+    for (size_t k = 0; k < sizeof dirs / sizeof dirs[0] && !path[0]; k++) {
         snprintf(path, sizeof path, "%s/%s.1", dirs[k], page);
         if (access(path, R_OK) != 0)
             path[0] = 0;
     }
     if (!path[0]) {
-        fprintf(stderr, "gvis help: no manual page %s.1 found in %s or %s\n", page, GVIS_MAN_DIR, GVIS_SOURCE_MAN_DIR);
+        fprintf(stderr, "gvis help: no manual page %s.1 found in %s, beside the executable or in %s\n", page,
+                GVIS_MAN_DIR, GVIS_SOURCE_MAN_DIR);
         return EXIT_RUNTIME;
     }
     fflush(stdout);

@@ -61,6 +61,19 @@ for sub in $("$GVIS" --help | awk '/^Subcommands:/{s=1; next} /^$/{s=0} s && $1 
   fi
 done
 
+# A copied binary (a release folder, the GPU machine's carried build) finds the pages
+# beside it: PREFIX/bin -> PREFIX/share/man/man1, or two levels under a tree with man/.
+if { command -v man || command -v mandoc; } >/dev/null 2>&1 && [ ! -e /usr/local/share/man/man1/gvis-hist.1 ]; then
+  mkdir -p "$T/rel/man" "$T/rel/x/y" "$T/pfx/bin" "$T/pfx/share/man/man1"
+  cp "$GVIS" "$T/rel/x/y/gvis" && cp "$GVIS" "$T/pfx/bin/gvis"
+  printf '.TH GVIS-HIST 1\n.SH NAME\nrelmarker\n' >"$T/rel/man/gvis-hist.1"
+  printf '.TH GVIS-HIST 1\n.SH NAME\npfxmarker\n' >"$T/pfx/share/man/man1/gvis-hist.1"
+  MANPAGER=cat PAGER=cat ok "help from a copied build folder" "$T/rel/x/y/gvis" help hist
+  check "help: the page two levels up" grep -q relmarker "$T/out"
+  MANPAGER=cat PAGER=cat ok "help from PREFIX/bin" "$T/pfx/bin/gvis" help hist
+  check "help: PREFIX/share/man/man1" grep -q pfxmarker "$T/out"
+fi
+
 # --device cuda without a usable GPU is an error that says why; auto falls back.
 if ! "$GVIS" info | grep -q '^cuda:0'; then
   "$MKIMAGE" 16 16 1 u8 random "$T/a.png"
