@@ -84,7 +84,7 @@ static int show_man(const char *sub)
     /* The installed page; then beside this executable (PREFIX/bin/gvis ->
      * PREFIX/share/man/man1, or a build or copied folder two levels under a source tree,
      * build/cli/gvis -> man/); last the source tree this binary was built from. */
-    char exe[4096], rel[2][4096];
+    char exe[4000], rel[2][4096];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[len > 0 ? len : 0] = 0;
     char *slash = strrchr(exe, '/');
