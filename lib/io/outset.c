@@ -37,20 +37,32 @@ static const char *errtext(int e)
  * Slots are claimed with an atomic compare-and-swap, so that sets on several threads (the
  * batch pipeline's writers) can register at once; the handler reads only the table. */
 #define MAX_TEMPS 256
+enum { T_FREE, T_CLAIMED, T_NAMED, T_CREATING };
 static char temp_paths[MAX_TEMPS][PATH_MAX];
-static volatile sig_atomic_t temp_used[MAX_TEMPS]; /* 0 free, 1 claimed, 2 holds a name */
+/* T_NAMED: the file may exist; T_CREATING: its open() is under way on some thread */
+static volatile sig_atomic_t temp_used[MAX_TEMPS];
+static volatile sig_atomic_t stopping; /* the signal handler has begun removing */
 
+/* Claims a slot for path in state T_CREATING; the caller opens the file, then calls
+ * temp_created().  -1 when the table is full (the file is then still removed on every
+ * ordinary failure, not on a signal). */
 static int temp_register(const char *path)
 {
     for (int i = 0; i < MAX_TEMPS; i++) {
-        sig_atomic_t expect = 0;
-        if (__atomic_compare_exchange_n(&temp_used[i], &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+        sig_atomic_t expect = T_FREE;
+        if (__atomic_compare_exchange_n(&temp_used[i], &expect, T_CLAIMED, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
             snprintf(temp_paths[i], PATH_MAX, "%s", path);
-            __atomic_store_n(&temp_used[i], 2, __ATOMIC_RELEASE);
+            __atomic_store_n(&temp_used[i], T_CREATING, __ATOMIC_SEQ_CST);
             return i;
         }
     }
-    return -1; /* full: the file is still removed on every ordinary failure, not on a signal */
+    return -1;
+}
+
+static void temp_created(int slot)
+{
+    if (slot >= 0)
+        __atomic_store_n(&temp_used[slot], T_NAMED, __ATOMIC_SEQ_CST);
 }
 
 static void temp_release(int slot)
@@ -59,11 +71,25 @@ static void temp_release(int slot)
         __atomic_store_n(&temp_used[slot], 0, __ATOMIC_RELEASE);
 }
 
+/* Runs in a signal handler while the batch's writer threads go on: a writer marks its
+ * slot T_CREATING, then looks at `stopping` before it creates the file; this sets
+ * `stopping`, then looks at the slots (both sequentially consistent).  So either the
+ * writer sees `stopping` and creates nothing, or this sees T_CREATING and waits for the
+ * open() to finish before unlinking: no temporary is created after its name was
+ * unlinked.  (Writers stuck in open() for over 0.2 s in all are not waited for.) */
 void gvis_remove_temp_files(void)
 {
-    for (int i = 0; i < MAX_TEMPS; i++)
-        if (__atomic_load_n(&temp_used[i], __ATOMIC_ACQUIRE) == 2)
+    __atomic_store_n(&stopping, 1, __ATOMIC_SEQ_CST);
+    int budget = 2000; /* waits of 0.1 ms, all slots together */
+    for (int i = 0; i < MAX_TEMPS; i++) {
+        for (; budget > 0 && __atomic_load_n(&temp_used[i], __ATOMIC_SEQ_CST) == T_CREATING; budget--) {
+            struct timespec ts = {0, 100000};
+            nanosleep(&ts, NULL); /* async-signal-safe */
+        }
+        sig_atomic_t st = __atomic_load_n(&temp_used[i], __ATOMIC_SEQ_CST);
+        if (st == T_NAMED || st == T_CREATING)
             unlink(temp_paths[i]);
+    }
 }
 
 /* Six random characters and the final NUL at p. */
@@ -250,7 +276,14 @@ static int stage_file(entry *e, const char *path, const void *data, size_t len)
     for (int attempt = 0; fd < 0 && oerr == EEXIST && attempt < 100; attempt++) {
         temp_name_suffix(e->tmp + stem);
         e->slot = temp_register(e->tmp);
+        if (__atomic_load_n(&stopping, __ATOMIC_SEQ_CST)) { /* a signal is removing them: make none */
+            temp_release(e->slot);
+            e->slot = -1;
+            e->tmp[0] = 0;
+            return gvis_error(GVIS_E_INTERRUPTED, "interrupted");
+        }
         fd = open(e->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        temp_created(e->slot);
         if (fd < 0) {
             oerr = errno;
             temp_release(e->slot);
