@@ -96,6 +96,16 @@ typedef struct {
  * (align 0 or 1: tight rows).  Zero sizes and overflow are GVIS_E_ARG / GVIS_E_LIMIT. */
 int gvis_image_alloc(gvis_image *img, int width, int height, int channels, gvis_type type, size_t align);
 void gvis_image_free(gvis_image *img); /* frees the pixels and the metadata */
+/* Lending a buffer to this thread's next image allocation: until gvis_image_lend(NULL, 0),
+ * the first gvis_image_alloc on this thread whose pixels fit in size bytes gets p (64-byte
+ * aligned, owned by the lender) instead of fresh memory, and gvis_image_free of those
+ * pixels on this thread hands p back rather than freeing it.  The batch pipeline lends
+ * each slot's reused buffers (pinned on CUDA) to the decoder and to the operation, so a
+ * decoded or computed image lands where the next stage wants it: no page faults on fresh
+ * memory, no copy into pinned memory before an upload, DMA on the download.  The lender
+ * must not pass the image to gvis_image_free on another thread. */
+void gvis_image_lend(void *p, size_t size);
+int gvis_image_lent_taken(void); /* whether this thread's lent buffer is held by an image */
 /* Replaces dst's metadata with a copy of src's (none when src has none): what each command
  * calls to carry its input's EXIF, ICC profile and resolution to the image it writes. */
 int gvis_image_copy_meta(gvis_image *dst, const gvis_image *src);

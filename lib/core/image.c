@@ -3,6 +3,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+static _Thread_local struct {
+    void *p;
+    size_t size;
+    int taken;
+} lend;
+
+void gvis_image_lend(void *p, size_t size)
+{
+    lend.p = p;
+    lend.size = p ? size : 0;
+    lend.taken = 0;
+}
+
+int gvis_image_lent_taken(void) { return lend.p && lend.taken; }
+
 int gvis_image_alloc(gvis_image *img, int width, int height, int channels, gvis_type type, size_t align)
 {
     img->data = NULL;
@@ -28,7 +43,13 @@ int gvis_image_alloc(gvis_image *img, int width, int height, int channels, gvis_
     size_t alloc = (total + 63) / 64 * 64;
     if (alloc < total)
         return gvis_error(GVIS_E_LIMIT, "image size overflows");
-    void *p = aligned_alloc(64, alloc);
+    void *p;
+    if (lend.p && !lend.taken && alloc <= lend.size) {
+        p = lend.p;
+        lend.taken = 1;
+    } else {
+        p = aligned_alloc(64, alloc);
+    }
     if (!p)
         return gvis_error(GVIS_E_NOMEM, "out of memory allocating a %dx%d image (%zu bytes)", width, height, total);
     img->width = width;
@@ -44,7 +65,10 @@ void gvis_image_free(gvis_image *img)
 {
     if (!img)
         return;
-    free(img->data);
+    if (img->data && img->data == lend.p)
+        lend.taken = 0; /* the lender's buffer: back to it */
+    else
+        free(img->data);
     img->data = NULL;
     gvis_meta_free(img->meta);
     img->meta = NULL;

@@ -146,7 +146,9 @@ int gvis_apply_orientation(gvis_image *img, const gvis_io_opts *o)
         return rc;
     struct orient_job j = {img, &dst, m->orientation};
     gvis_parallel(gvis_threads(), orient_rows, &j);
-    free(img->data);
+    gvis_image old = *img; /* its pixels only (a lent buffer goes back: gvis_image_lend) */
+    old.meta = NULL;
+    gvis_image_free(&old);
     img->width = dst.width;
     img->height = dst.height;
     img->stride = dst.stride;

@@ -6,15 +6,19 @@
 #include <malloc.h>
 #endif
 
+#include "bufpool.h"
 #include "images.h"
 #include "internal.h"
 #include "pipeline.h"
 
+/* An item's images borrow their pixels from the run's buffer pool (bufpool.h): buf[0]
+ * is lent to the decoder (src lands there) and goes back once the operation has run,
+ * buf[1] to the operation (dst) and goes back once the item is reported. */
 struct slot {
     gvis_image src, dst;
     gvis_format in_format; /* the input's, for an output of no told format */
-    void *pinned;          /* CUDA: a pinned host buffer src's pixels live in (not owned by src) */
-    size_t pinned_size;
+    void *buf[2];          /* borrowed from the pool, NULL none */
+    size_t cap[2];
     int device;            /* the CUDA device that computed it, -1 none */
     char *msg;
 };
@@ -30,14 +34,46 @@ struct run {
     gvis_ctx **rctx, **wctx;
     atomic_int *broken; /* per device-list entry: its device failed */
     int pin;            /* some worker runs on CUDA */
+    gvis_bufpool pool;
 };
 
-static void slot_clear(struct slot *s)
+static size_t image_bytes(const gvis_image *img) { return img->data ? img->stride * (size_t)img->height : 0; }
+
+/* Lends the slot's buffer k (borrowed from the pool first) to this thread's next image
+ * allocation; where none can be had the stage allocates as usual. */
+static void lend(struct run *r, struct slot *s, int k)
 {
-    if (s->pinned && s->src.data == s->pinned)
-        s->src.data = NULL; /* the pinned buffer stays with the slot */
-    gvis_image_free(&s->src);
-    gvis_image_free(&s->dst);
+    if (!s->buf[k])
+        gvis_bufpool_get(&r->pool, &s->buf[k], &s->cap[k]);
+    gvis_image_lend(s->buf[k], s->cap[k]);
+}
+
+/* After the stage that was lent buffer k made img: the pool learns its size, and a
+ * buffer the image did not take goes back. */
+static void settle(struct run *r, struct slot *s, int k, const gvis_image *img)
+{
+    gvis_image_lend(NULL, 0);
+    gvis_bufpool_note(&r->pool, image_bytes(img));
+    if (s->buf[k] && img->data != s->buf[k]) {
+        gvis_bufpool_put(&r->pool, s->buf[k], s->cap[k]);
+        s->buf[k] = NULL;
+    }
+}
+
+/* Frees img, whose pixels may be the slot's buffer k: that goes back to the pool. */
+static void release(struct run *r, struct slot *s, int k, gvis_image *img)
+{
+    if (s->buf[k] && img->data == s->buf[k])
+        img->data = NULL;
+    gvis_image_free(img);
+    gvis_bufpool_put(&r->pool, s->buf[k], s->cap[k]);
+    s->buf[k] = NULL;
+}
+
+static void slot_clear(struct run *r, struct slot *s)
+{
+    release(r, s, 0, &s->src);
+    release(r, s, 1, &s->dst);
     free(s->msg);
     s->msg = NULL;
     s->device = -1;
@@ -49,27 +85,6 @@ static int fail(struct slot *s, int rc)
     s->msg = strdup(gvis_errmsg());
     return rc;
 }
-
-#ifdef GVIS_HAVE_CUDA
-/* Moves src's pixels into the slot's pinned buffer (grown when too small), so that the
- * upload is a true asynchronous DMA.  Where pinned memory is refused the pageable
- * pixels stay: slower copies, same results. */
-static void pin(struct slot *s)
-{
-    size_t bytes = s->src.stride * (size_t)s->src.height;
-    if (s->pinned_size < bytes) {
-        gvis_cu_pinned_free(s->pinned);
-        s->pinned = NULL;
-        s->pinned_size = 0;
-        if (gvis_cu_pinned_alloc(bytes, &s->pinned))
-            return;
-        s->pinned_size = bytes;
-    }
-    memcpy(s->pinned, s->src.data, bytes);
-    free(s->src.data);
-    s->src.data = s->pinned;
-}
-#endif
 
 /* A reader's or writer's context on a GPU (nvJPEG) works on that GPU from this thread. */
 static void bind(gvis_ctx *c)
@@ -87,21 +102,19 @@ static int st_read(void *v, int thread, int index, int slot)
     struct run *r = v;
     const gvis_image_batch *b = r->b;
     struct slot *s = &r->slots[slot];
-    slot_clear(s);
+    slot_clear(r, s);
     int rc = b->check ? b->check(b->user, index) : 0;
     if (rc)
         return fail(s, rc);
     gvis_ctx *c = r->rctx[thread];
     bind(c);
     gvis_decode_fn decode = b->stages[0].decode ? b->stages[0].decode : gvis_load;
+    lend(r, s, 0);
     rc = decode(c, b->inputs[index], &s->src);
+    settle(r, s, 0, &s->src);
     if (rc)
         return fail(s, rc);
     s->in_format = c->in_format;
-#ifdef GVIS_HAVE_CUDA
-    if (r->pin)
-        pin(s);
-#endif
     return 0;
 }
 
@@ -116,6 +129,7 @@ static int st_compute(void *v, int worker, int index, int slot)
     struct worker *w = &r->w[worker];
     if (w->fallback)
         c = w->fallback;
+    lend(r, s, 1);
     int rc = st->op(c, &s->src, &s->dst, st->arg);
     /* a GPU that fails: its entry is marked, and this worker goes on with a context on
      * the next entry not known broken (the same file first) */
@@ -140,6 +154,10 @@ static int st_compute(void *v, int worker, int index, int slot)
         w->fallback = c = n;
         rc = st->op(c, &s->src, &s->dst, st->arg);
     }
+    if (rc && s->dst.data) /* a failed op keeps no image (a lent buffer goes back to the lend) */
+        gvis_image_free(&s->dst);
+    settle(r, s, 1, &s->dst);
+    release(r, s, 0, &s->src); /* the decoded image is done with: its buffer for the next */
     if (rc)
         return fail(s, rc);
     s->device = gvis_ctx_device_index(c);
@@ -173,7 +191,7 @@ static int st_done(void *v, int index, int status)
     const gvis_image_batch *b = r->b;
     struct slot *s = &r->slots[index % b->inflight];
     int stop = b->done ? b->done(b->user, index, status, s->msg ? s->msg : "failed", s->device) : 0;
-    slot_clear(s);
+    slot_clear(r, s);
     return stop;
 }
 
@@ -205,7 +223,7 @@ int gvis_image_batch_run(const gvis_image_batch *b)
     r.rctx = calloc((size_t)b->readers, sizeof *r.rctx);
     r.wctx = calloc((size_t)b->writers, sizeof *r.wctx);
     r.broken = calloc((size_t)(b->entries > 0 ? b->entries : 1), sizeof *r.broken);
-    int reported = -1;
+    int reported = -1, pool = 0;
     if (!r.slots || !r.w || !r.rctx || !r.wctx || !r.broken)
         goto out;
     for (int i = 0; i < b->inflight; i++)
@@ -222,6 +240,10 @@ int gvis_image_batch_run(const gvis_image_batch *b)
             goto out;
     for (int i = 0; i < b->workers; i++)
         r.pin |= b->ctxs[i]->on_cuda;
+    /* at most every slot's two images alive at once, and the stage in progress */
+    if (gvis_bufpool_init(&r.pool, 2 * b->inflight + 2, r.pin))
+        goto out;
+    pool = 1;
 #if defined(__GLIBC__)
     /* Image buffers of 1 MiB and more straight from and back to the system: glibc's
      * dynamic threshold otherwise rises to the largest buffer freed, and then each of the
@@ -238,11 +260,10 @@ int gvis_image_batch_run(const gvis_image_batch *b)
 out:
     if (r.slots)
         for (int i = 0; i < b->inflight; i++) {
-            slot_clear(&r.slots[i]);
-#ifdef GVIS_HAVE_CUDA
-            gvis_cu_pinned_free(r.slots[i].pinned);
-#endif
+            slot_clear(&r, &r.slots[i]);
         }
+    if (pool)
+        gvis_bufpool_destroy(&r.pool);
     gvis_timing *t = &b->ctxs[0]->timing;
     for (int i = 1; i < b->workers; i++) {
         gvis_timing_add(t, &b->ctxs[i]->timing);
