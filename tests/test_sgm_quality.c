@@ -99,14 +99,45 @@ static void test_cross(void)
         }
 }
 
-/* Voting rounds by the rule, then the library's fill and median (tested in test_sgm). */
-static void refine_ref(int16_t *d, const uint8_t *arms, int W, int H, int M, int D)
+static int round16_ref(int v) { return v + 8 >= 0 ? (v + 8) / 16 : -((-(v + 8) + 15) / 16); }
+
+/* 2: the right view puts a nearer surface (or the image's edge) where p at disparity d
+ * would be seen; 1: it does not know; 0: it sees that surface itself. */
+static int hidden_ref(const int16_t *right, int W, int y, int x, int d, int inval)
+{
+    if (x - d < 0 || x - d >= W)
+        return 2;
+    const int w = right[(size_t)y * W + x - d];
+    if (w == inval)
+        return 1;
+    return round16_ref(w) > d ? 2 : 0;
+}
+
+/* The rule of lib/stereo/refine.c, naively: classes, voting rounds, interpolation, then the
+ * library's fill and median (tested in test_sgm). */
+static void refine_ref(int16_t *d, const int16_t *right, const uint8_t *g, const uint8_t *arms, int W, int H, int M,
+                       int D)
 {
     const int16_t inval = GVIS_SGM_INVALID(M);
     const size_t n = (size_t)W * H;
     int16_t *next = malloc(n * 2), *tmp = malloc(n * 2);
+    uint8_t *label = malloc(n);
     int *hist = calloc((size_t)D, sizeof(int));
-    for (int round = 0; round < 5; round++) {
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            const size_t p = (size_t)y * W + x;
+            label[p] = d[p] != inval;
+            if (label[p])
+                continue;
+            int mism = 0;
+            for (int dd = M; right && dd < M + D; dd++)
+                if (x - dd >= 0 && x - dd < W && right[(size_t)y * W + x - dd] != inval &&
+                    round16_ref(right[(size_t)y * W + x - dd]) == dd)
+                    mism = 1;
+            label[p] = mism ? 3 : 2; /* 1 valid, 2 occluded, 3 mismatched */
+        }
+    for (int round = 0, changed = 1; round < 64 && changed; round++) {
+        changed = 0;
         memcpy(next, d, n * 2);
         for (int y = 0; y < H; y++)
             for (int x = 0; x < W; x++) {
@@ -121,54 +152,106 @@ static void refine_ref(int16_t *d, const uint8_t *arms, int W, int H, int M, int
                         const int v = d[(size_t)qy * W + qx];
                         if (v == inval)
                             continue;
-                        int k = (v + 8 >= 0 ? (v + 8) / 16 : -((-(v + 8) + 15) / 16)) - M;
+                        int k = round16_ref(v) - M;
                         if (k < 0 || k >= D)
                             continue;
-                        hist[k]++;
-                        total++;
+                        const int w = right && label[p] == 2 ? hidden_ref(right, W, y, x, k + M, inval) : 2;
+                        hist[k] += w;
+                        total += w;
                     }
                 }
                 int best = 0;
                 for (int k = 1; k < D; k++)
                     if (hist[k] > hist[best])
                         best = k;
-                if (total > 20 && hist[best] * 10 > total * 4)
+                if (total > 40 && hist[best] * 10 > total * 4) {
                     next[p] = (int16_t)(16 * (best + M));
+                    changed = 1;
+                }
             }
         memcpy(d, next, n * 2);
     }
+    memcpy(next, d, n * 2);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            const size_t p = (size_t)y * W + x;
+            if (d[p] != inval)
+                continue;
+            if (label[p] == 3) {
+                int best = inval, bestd = 1000;
+                for (int k = 0; k < 16; k++) {
+                    const int dx = gvis_refine_dirs[k][0], dy = gvis_refine_dirs[k][1];
+                    for (int s = 1;; s++) {
+                        const int qx = x + s * dx, qy = y + s * dy;
+                        if (qx < 0 || qx >= W || qy < 0 || qy >= H)
+                            break;
+                        const size_t q = (size_t)qy * W + qx;
+                        if (d[q] == inval)
+                            continue;
+                        if (abs(g[q] - g[p]) < bestd)
+                            bestd = abs(g[q] - g[p]), best = d[q];
+                        break;
+                    }
+                }
+                next[p] = (int16_t)best;
+            } else {
+                int l = x - 1, r = x + 1;
+                while (l >= 0 && d[(size_t)y * W + l] == inval)
+                    l--;
+                while (r < W && d[(size_t)y * W + r] == inval)
+                    r++;
+                int v = inval;
+                if (l >= 0)
+                    v = d[(size_t)y * W + l];
+                if (r < W && (v == inval || d[(size_t)y * W + r] < v))
+                    v = d[(size_t)y * W + r];
+                if (right && l >= 0 && r < W) {
+                    const int a = d[(size_t)y * W + l], b = d[(size_t)y * W + r];
+                    const int ha = hidden_ref(right, W, y, x, round16_ref(a), inval) == 2;
+                    const int hb = hidden_ref(right, W, y, x, round16_ref(b), inval) == 2;
+                    if (ha && !hb)
+                        v = a;
+                    if (hb && !ha)
+                        v = b;
+                }
+                next[p] = (int16_t)v;
+            }
+        }
+    memcpy(d, next, n * 2);
     gvis_sgm_fill(d, W, H, inval);
     gvis_sgm_median(d, tmp, W, H);
     memcpy(d, tmp, n * 2);
-    free(next), free(tmp), free(hist);
+    free(next), free(tmp), free(hist), free(label);
 }
 
 static void test_refine(void)
 {
-    const int sizes[][2] = {{1, 1}, {19, 7}, {64, 45}};
+    const int sizes[][2] = {{1, 1}, {19, 7}, {64, 45}, {131, 33}};
     const int Ms[] = {0, -8, 5};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-        for (size_t mi = 0; mi < 3; mi++) {
-            const int W = sizes[s][0], H = sizes[s][1], M = Ms[mi], D = 32;
-            const size_t n = (size_t)W * H;
-            uint8_t *g = malloc(n), *arms = malloc(n * 4);
-            int16_t *a = malloc(n * 2), *b = malloc(n * 2), *tmp = malloc(n * 2);
-            make_guide(g, W, H);
-            gvis_cross_arms(g, W, H, arms);
-            for (size_t i = 0; i < n; i++) {
-                /* piecewise disparities with subpixel parts, a third invalid */
-                int k = (int)(g[i] / 40) * 5 % D;
-                a[i] = t_rand() % 3 == 0 ? GVIS_SGM_INVALID(M) : (int16_t)(16 * (M + k) + (int)(t_rand() % 15) - 7);
+        for (size_t mi = 0; mi < 3; mi++)
+            for (int with_right = 0; with_right < 2; with_right++) {
+                const int W = sizes[s][0], H = sizes[s][1], M = Ms[mi], D = 32;
+                const size_t n = (size_t)W * H;
+                uint8_t *g = malloc(n), *arms = malloc(n * 4);
+                int16_t *a = malloc(n * 2), *b = malloc(n * 2), *tmp = malloc(n * 2), *r = malloc(n * 2);
+                make_guide(g, W, H);
+                gvis_cross_arms(g, W, H, arms);
+                for (size_t i = 0; i < n; i++) {
+                    /* piecewise disparities with subpixel parts, a third invalid */
+                    int k = (int)(g[i] / 40) * 5 % D;
+                    a[i] = t_rand() % 3 == 0 ? GVIS_SGM_INVALID(M) : (int16_t)(16 * (M + k) + (int)(t_rand() % 15) - 7);
+                    r[i] = t_rand() % 4 == 0 ? GVIS_SGM_INVALID(M) : (int16_t)(16 * (M + (int)(t_rand() % D)) + (int)(t_rand() % 15) - 7);
+                }
+                memcpy(b, a, n * 2);
+                CHECK_OK(gvis_refine(a, with_right ? r : NULL, tmp, arms, g, W, H, M, D));
+                refine_ref(b, with_right ? r : NULL, g, arms, W, H, M, D);
+                size_t bad = 0;
+                for (size_t i = 0; i < n; i++)
+                    bad += a[i] != b[i];
+                CHECKF(bad == 0, "refine %dx%d M %d right %d: %zu of %zu differ", W, H, M, with_right, bad, n);
+                free(g), free(arms), free(a), free(b), free(tmp), free(r);
             }
-            memcpy(b, a, n * 2);
-            CHECK_OK(gvis_refine(a, tmp, arms, W, H, M, D));
-            refine_ref(b, arms, W, H, M, D);
-            size_t bad = 0;
-            for (size_t i = 0; i < n; i++)
-                bad += a[i] != b[i];
-            CHECKF(bad == 0, "refine %dx%d M %d: %zu of %zu differ", W, H, M, bad, n);
-            free(g), free(arms), free(a), free(b), free(tmp);
-        }
 }
 
 /* The quality pipeline on a pair whose right view is the left shifted by 4: dense and right. */

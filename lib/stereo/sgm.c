@@ -217,14 +217,15 @@ static int sgm_cpu_once(void *arg)
             post_swap(&r, &r2);
         }
     }
+    const int16_t *r_pre = r; /* the right map before the check (refinement's classes) */
     if (p->lr_check >= 0) {
         gvis_sgm_lrcheck(l, r, l2, c->out_r ? r2 : NULL, W, H, M, p->lr_check);
         post_swap(&l, &l2);
         if (c->out_r)
             post_swap(&r, &r2);
     }
-    if (p->refine)
-        gvis_refine(l, l2, c->arms, W, H, M, D);
+    if (p->refine && (rc = gvis_refine(l, r_pre, l2, c->arms, c->guide, W, H, M, D)))
+        return rc;
     if (p->fill == GVIS_FILL_BACKGROUND) {
         gvis_sgm_fill(l, W, H, GVIS_SGM_INVALID(M));
         if (c->out_r)

@@ -196,8 +196,21 @@ int gvis_sgm_aggregate_volume(const uint8_t *cost, const uint8_t *guide, int wid
  * passes of aggregation of the cost volume in place. */
 void gvis_cross_arms(const uint8_t *guide, int width, int height, uint8_t *arms);
 int gvis_cross_aggregate(uint8_t *cost, const uint8_t *arms, int width, int height, int D, int passes);
-/* AD-Census refinement of a left map in place (lib/stereo/refine.c); tmp: W x H scratch. */
-int gvis_refine(int16_t *disp, int16_t *tmp, const uint8_t *arms, int width, int height, int min_disp, int D);
+/* AD-Census refinement of a left map in place (lib/stereo/refine.c, the rule at its top):
+ * right, the right map before the LR check (NULL: every outlier counts as occluded), guide
+ * the left 8-bit guide, tmp W x H scratch.  GVIS_E_NOMEM on allocation failure.  Its stages:
+ * the outlier classes (label: GVIS_REFINE_*), one voting round (out of place; returns how
+ * many pixels it set) and the interpolation (out of place); right may be NULL in each. */
+enum { GVIS_REFINE_VALID = 0, GVIS_REFINE_OCCLUDED = 1, GVIS_REFINE_MISMATCH = 2 };
+extern const int gvis_refine_dirs[16][2];
+int gvis_refine(int16_t *disp, const int16_t *right, int16_t *tmp, const uint8_t *arms, const uint8_t *guide,
+                int width, int height, int min_disp, int D);
+void gvis_refine_classify(const int16_t *left, const int16_t *right, int width, int height, int min_disp, int D,
+                          uint8_t *label);
+int gvis_refine_vote(const int16_t *in, const int16_t *right, const uint8_t *label, int16_t *out,
+                     const uint8_t *arms, int width, int height, int min_disp, int D);
+void gvis_refine_interp(const int16_t *in, const int16_t *right, const uint8_t *label, const uint8_t *guide,
+                        int16_t *out, int width, int height, int min_disp);
 /* Path direction index 0..7: (1,0) (-1,0) (0,1) (0,-1) (1,1) (-1,-1) (-1,1) (1,-1). */
 extern const int gvis_sgm_dirs[8][2];
 /* Naive reference of one path direction into lr (W x H x D, u8). */
