@@ -4,6 +4,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,7 +191,6 @@ static void device_name(int index, char *name, size_t len)
     snprintf(name, len, "%s", cache[index]);
     pthread_mutex_unlock(&mu);
 }
-#endif
 
 /* GVIS_TEST_FAIL_DEVICE=E[:K] (tests only): contexts made for entry E of the device list
  * fail every computation on the GPU from their K-th on (default 0), as a GPU that faults
@@ -207,11 +207,70 @@ static int injected_fault_after(int entry)
     long k = *end == ':' ? strtol(end + 1, NULL, 10) : 0;
     return k < 0 ? 0 : (int)k;
 }
+#endif
 
 int gvis_ctx_create(gvis_ctx **out, const char *device, int repeat, const gvis_io_opts *io, gvis_log_fn log,
                     void *log_user)
 {
     return gvis_ctx_create_on(out, device, 0, repeat, io, log, log_user);
+}
+
+#ifdef GVIS_HAVE_CUDA
+static int start_job(void *arg)
+{
+    gvis_ctx *c = arg;
+    return gvis_cu_job_create(c->cuda_index, &c->job);
+}
+
+/* GVIS_CUDA_START=serial starts the device in series, as before the thread (to time both). */
+static int start_on_thread(const gvis_ctx *c)
+{
+    static atomic_int first = 1; /* later contexts find the device's context made */
+    const char *e = getenv("GVIS_CUDA_START");
+    if ((e && strcmp(e, "serial") == 0) || c->io.jpeg_codec == GVIS_JPEG_CODEC_NVJPEG)
+        return 0;
+    return atomic_exchange(&first, 0);
+}
+#endif
+
+/* Joins the device start (at once where it ran in series): GVIS_OK with on_cuda, job and
+ * device_name final, or, for --device cuda whose start failed, that error again.  Under
+ * auto a failed start is a warning and the CPU, as it always was. */
+static int settle(gvis_ctx *c)
+{
+#ifdef GVIS_HAVE_CUDA
+    pthread_mutex_lock(&c->start_mu);
+    if (c->start_pending) {
+        c->start_pending = 0;
+        int err = gvis_bgtask_join(&c->start);
+        if (c->start.threaded)
+            gvis_log(c, GVIS_LOG_INFO, "cuda:%d: context started on a thread of its own in %.1f ms, %.1f ms of it waited for",
+                     c->cuda_index, c->start.run_ms, c->start.waited_ms);
+        else
+            gvis_log(c, GVIS_LOG_INFO, "cuda:%d: context started in %.1f ms", c->cuda_index, c->start.run_ms);
+        if (err) {
+            c->on_cuda = 0;
+            c->job = NULL;
+            snprintf(c->device_name, sizeof c->device_name, "cpu");
+            if (c->want == 2) {
+                snprintf(c->start_msg, sizeof c->start_msg, "cuda:%d: %s", c->cuda_index, gvis_cu_strerror(err));
+                c->start_rc = GVIS_E_DEVICE;
+            } else {
+                gvis_log(c, GVIS_LOG_WARN, "cuda:%d unusable (%s), running on the CPU", c->cuda_index,
+                         gvis_cu_strerror(err));
+            }
+        } else {
+            c->fail_after = injected_fault_after(c->entry);
+            gvis_cu_job_bind(c->job); /* the caller's current device, as a start in series left it */
+        }
+    }
+    pthread_mutex_unlock(&c->start_mu);
+    if (c->start_rc)
+        return gvis_error(c->start_rc, "%s", c->start_msg);
+#else
+    (void)c;
+#endif
+    return GVIS_OK;
 }
 
 int gvis_ctx_create_on(gvis_ctx **out, const char *device, int entry, int repeat, const gvis_io_opts *io,
@@ -221,6 +280,7 @@ int gvis_ctx_create_on(gvis_ctx **out, const char *device, int entry, int repeat
     gvis_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return gvis_error(GVIS_E_NOMEM, "out of memory");
+    pthread_mutex_init(&c->start_mu, NULL);
     c->repeat = repeat < 1 ? 1 : repeat;
     c->timing.repeat = c->repeat;
     c->fail_after = -1;
@@ -231,7 +291,7 @@ int gvis_ctx_create_on(gvis_ctx **out, const char *device, int entry, int repeat
     int all, listed, idx[GVIS_MAX_DEVICE_LIST];
     int rc = parse_device(device, &c->want, &all, idx, GVIS_MAX_DEVICE_LIST, &listed);
     if (rc) {
-        free(c);
+        gvis_ctx_free(c);
         return rc;
     }
     snprintf(c->device_name, sizeof c->device_name, "cpu");
@@ -239,7 +299,7 @@ int gvis_ctx_create_on(gvis_ctx **out, const char *device, int entry, int repeat
         int n = 0;
         rc = gvis_device_list(device, idx, GVIS_MAX_DEVICE_LIST, &n);
         if (rc) {
-            free(c);
+            gvis_ctx_free(c);
             return rc;
         }
         if (n == 0) {
@@ -257,19 +317,14 @@ int gvis_ctx_create_on(gvis_ctx **out, const char *device, int entry, int repeat
 #ifdef GVIS_HAVE_CUDA
             char name[256];
             device_name(c->cuda_index, name, sizeof name);
-            int err = gvis_cu_job_create(c->cuda_index, &c->job);
-            if (err) {
-                if (c->want == 2) {
-                    rc = gvis_error(GVIS_E_DEVICE, "cuda:%d: %s", c->cuda_index, gvis_cu_strerror(err));
-                    free(c);
-                    return rc;
-                }
-                gvis_log(c, GVIS_LOG_WARN, "cuda:%d unusable (%s), running on the CPU", c->cuda_index,
-                         gvis_cu_strerror(err));
-            } else {
-                c->on_cuda = 1;
-                c->fail_after = injected_fault_after(c->entry);
-                snprintf(c->device_name, sizeof c->device_name, "cuda:%d (%s)", c->cuda_index, name);
+            /* on the GPU unless the start fails (settle says so then) */
+            c->on_cuda = 1;
+            snprintf(c->device_name, sizeof c->device_name, "cuda:%d (%s)", c->cuda_index, name);
+            c->start_pending = 1;
+            gvis_bgtask_start(&c->start, start_job, c, start_on_thread(c));
+            if (!c->start.threaded && (rc = settle(c)) != GVIS_OK) {
+                gvis_ctx_free(c);
+                return rc;
             }
 #endif
         }
@@ -287,17 +342,37 @@ void gvis_ctx_free(gvis_ctx *ctx)
 {
     if (!ctx)
         return;
+#ifdef GVIS_HAVE_CUDA
+    if (ctx->start_pending) { /* never used: the start joined quietly */
+        ctx->start_pending = 0;
+        gvis_bgtask_join(&ctx->start);
+    }
+#endif
     gvis_nvj_close(ctx);
 #ifdef GVIS_HAVE_CUDA
     if (ctx->job)
         gvis_cu_job_destroy(ctx->job);
 #endif
+    pthread_mutex_destroy(&ctx->start_mu);
     free(ctx);
 }
 
-int gvis_ctx_on_cuda(const gvis_ctx *ctx) { return ctx->on_cuda; }
-int gvis_ctx_device_index(const gvis_ctx *ctx) { return ctx->on_cuda ? ctx->cuda_index : -1; }
-int gvis_ctx_device_entry(const gvis_ctx *ctx) { return ctx->on_cuda ? ctx->entry : -1; }
+/* An accessor settles the start first; the context itself is not changed for the caller. */
+int gvis_ctx_on_cuda(const gvis_ctx *ctx)
+{
+    settle((gvis_ctx *)ctx);
+    return ctx->on_cuda;
+}
+int gvis_ctx_device_index(const gvis_ctx *ctx)
+{
+    settle((gvis_ctx *)ctx);
+    return ctx->on_cuda ? ctx->cuda_index : -1;
+}
+int gvis_ctx_device_entry(const gvis_ctx *ctx)
+{
+    settle((gvis_ctx *)ctx);
+    return ctx->on_cuda ? ctx->entry : -1;
+}
 
 void gvis_timing_add(gvis_timing *to, const gvis_timing *t)
 {
@@ -438,9 +513,11 @@ int gvis_time_cpu(gvis_ctx *ctx, int (*fn)(void *arg), void *arg)
 int gvis_dispatch(gvis_ctx *ctx, const char *what, int (*cpu)(gvis_ctx *, void *), int (*cuda)(gvis_ctx *, void *),
                   void *arg)
 {
+    int rc = settle(ctx);
+    if (rc)
+        return rc;
     if (!ctx->on_cuda || !cuda)
         return cpu(ctx, arg);
-    int rc;
 #ifdef GVIS_HAVE_CUDA
     /* the calling thread's current device is the job's (batch workers on several GPUs) */
     int err = gvis_cu_job_bind(ctx->job);

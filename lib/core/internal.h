@@ -4,9 +4,25 @@
 
 #include "gvis.h"
 
+#include <pthread.h>
+
 #ifdef GVIS_HAVE_CUDA
 #include "gvis_cuda.h"
 #endif
+
+/* lib/core/bgtask.c: fn(arg) on a thread of its own, joined where its result is needed.
+ * threaded 0 (or no thread to be had) runs it at once, in the caller.  join returns fn's
+ * status and may be called again; it must be, once, before the task is forgotten.
+ * run_ms: fn's own time; waited_ms: what the join blocked for (all of run_ms in series). */
+typedef struct gvis_bgtask {
+    pthread_t thread;
+    int threaded, joined, rc;
+    int (*fn)(void *arg);
+    void *arg;
+    double run_ms, waited_ms;
+} gvis_bgtask;
+void gvis_bgtask_start(gvis_bgtask *t, int (*fn)(void *arg), void *arg, int threaded);
+int gvis_bgtask_join(gvis_bgtask *t);
 
 struct gvis_ctx {
     int want;          /* 0 auto, 1 cpu, 2 cuda */
@@ -25,6 +41,15 @@ struct gvis_ctx {
 #ifdef GVIS_HAVE_CUDA
     gvis_cu_job *job;  /* created with the context when on_cuda */
 #endif
+    /* The first context of a process with a device starts it (gvis_cu_job_create: the CUDA
+     * context) on a thread of its own: on_cuda, job, device_name and fail_after are settled
+     * (ctx.c's settle) where a computation or an accessor first needs them, so read them
+     * through gvis_ctx_on_cuda and gvis_dispatch, not before. */
+    pthread_mutex_t start_mu;
+    int start_pending;  /* started, not settled */
+    int start_rc;       /* --device cuda whose start failed: the error, again at each use */
+    char start_msg[320];
+    gvis_bgtask start;
     struct gvis_nvj_ctx *nvj; /* nvJPEG handles and counts; NULL: JPEG on the CPU (lib/io/nvjpeg_io.c) */
 };
 
