@@ -69,6 +69,15 @@ int gvis_ppm_encode(const gvis_image *img, const gvis_io_opts *o, gvis_buf *b);
 int gvis_pfm_encode(const gvis_image *img, const gvis_io_opts *o, gvis_buf *b);
 int gvis_npy_image_encode(const gvis_image *img, const gvis_io_opts *o, gvis_buf *b);
 
+#ifdef GVIS_HAVE_TIFF
+/* tiff_exif.c: an EXIF block's EXIF and GPS sub-IFDs written as libtiff custom
+ * directories (before the image's own; *_at 0 where none), and IFD0's text tags set on
+ * the current directory. */
+struct tiff;
+int gvis_tiff_exif_subdirs(struct tiff *t, const uint8_t *p, size_t n, uint64_t *exif_at, uint64_t *gps_at);
+void gvis_tiff_exif_text(struct tiff *t, const uint8_t *p, size_t n);
+#endif
+
 /* exif.c */
 /* A new, empty gvis_meta on img (kept when there is one); NULL when out of memory. */
 gvis_meta *gvis_meta_of(gvis_image *img);

@@ -2,8 +2,8 @@
  * (widened to RGBA), RGB and RGBA, striped or tiled, any compression libtiff reads; other
  * kinds (palette, bilevel, CMYK, YCbCr-JPEG, separate planes) through libtiff's RGBA
  * reader as 8 bits.  Multi-page files: the first page, or o->page.  Written with deflate
- * and a predictor.  Kept: ICC profile, resolution, orientation (EXIF IFDs are not carried:
- * libtiff writes them only tag by tag). */
+ * and a predictor.  Kept: ICC profile, resolution, orientation, and the EXIF block's EXIF
+ * and GPS IFDs and text tags (tiff_exif.c: libtiff writes them tag by tag). */
 #ifdef GVIS_HAVE_TIFF
 #include "codec.h"
 
@@ -296,6 +296,24 @@ int gvis_tiff_encode(const gvis_image *img, const gvis_io_opts *o, gvis_buf *b)
     TIFF *t = open_mem(&m, "w");
     if (!t)
         return m.nomem ? gvis_error(GVIS_E_NOMEM, "out of memory writing TIFF") : tiff_fail(&m, "cannot write");
+    int rc = GVIS_OK;
+    const gvis_meta *meta = gvis_meta_to_write(img, o);
+    uint64_t exif_at = 0, gps_at = 0;
+    if (meta && meta->exif) { /* the sub-IFDs first, then the image's directory afresh */
+        rc = gvis_tiff_exif_subdirs(t, meta->exif, meta->exif_len, &exif_at, &gps_at);
+        if (!rc && TIFFCreateDirectory(t))
+            rc = gvis_error(GVIS_E_NOMEM, "out of memory writing TIFF");
+        if (rc) {
+            TIFFClose(t);
+            gvis_buf_free(&out);
+            return rc;
+        }
+        gvis_tiff_exif_text(t, meta->exif, meta->exif_len);
+        if (exif_at)
+            TIFFSetField(t, TIFFTAG_EXIFIFD, exif_at);
+        if (gps_at)
+            TIFFSetField(t, TIFFTAG_GPSIFD, gps_at);
+    }
     int spp = img->channels, bytes = img->type;
     TIFFSetField(t, TIFFTAG_IMAGEWIDTH, (uint32_t)img->width);
     TIFFSetField(t, TIFFTAG_IMAGELENGTH, (uint32_t)img->height);
@@ -312,7 +330,6 @@ int gvis_tiff_encode(const gvis_image *img, const gvis_io_opts *o, gvis_buf *b)
     TIFFSetField(t, TIFFTAG_ZIPQUALITY, 1);
     TIFFSetField(t, TIFFTAG_PREDICTOR, img->type == GVIS_F32 ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL);
     TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(t, 0));
-    const gvis_meta *meta = gvis_meta_to_write(img, o);
     if (meta && meta->icc && meta->icc_len <= 0x7fffffffu)
         TIFFSetField(t, TIFFTAG_ICCPROFILE, (uint32_t)meta->icc_len, meta->icc);
     if (meta && meta->xres > 0 && meta->yres > 0) {
@@ -322,7 +339,6 @@ int gvis_tiff_encode(const gvis_image *img, const gvis_io_opts *o, gvis_buf *b)
     }
     if (meta && meta->orientation >= 2 && meta->orientation <= 8)
         TIFFSetField(t, TIFFTAG_ORIENTATION, (uint16_t)meta->orientation);
-    int rc = GVIS_OK;
     /* the predictor works in place on the row it is handed: give it a copy */
     size_t row = (size_t)img->width * spp * bytes;
     uint8_t *tmp = malloc(row);
