@@ -69,15 +69,13 @@ static int parse_border(const char *v, void *dst, char *err, size_t errlen)
 static int gauss_one(gvis_ctx *ctx, const char *in, const char *out, void *arg)
 {
     struct gauss_opts *o = arg;
-    gvis_image img = {0}, dst = {0};
+    gvis_image img = {0};
+    /* blurred in its own pixels: one image held, not two (peak RSS, issue 14) */
     int rc = gvis_load(ctx, in, &img);
     if (!rc)
-        rc = gvis_gauss(ctx, &img, &o->p, &dst);
+        rc = gvis_gauss_inplace(ctx, &img, &o->p);
     if (!rc)
-        rc = gvis_image_copy_meta(&dst, &img);
-    if (!rc)
-        rc = gvis_save(ctx, out, o->format ? gvis_format_from_name(o->format) : GVIS_FMT_NONE, &dst);
-    gvis_image_free(&dst);
+        rc = gvis_save(ctx, out, o->format ? gvis_format_from_name(o->format) : GVIS_FMT_NONE, &img);
     gvis_image_free(&img);
     return rc;
 }

@@ -362,7 +362,48 @@ struct gauss_cpu {
     int *padmap;   /* per padding sample: index into the padded row, or -1 (constant) */
     int npad_left; /* rx * C */
     atomic_int failed;
+    /* in place (dst's pixels are src's): per task, copies of the ry rows above and below
+     * its band (other tasks overwrite them), taken before any task runs */
+    uint8_t *halo;
+    size_t rb; /* bytes of a row's samples */
 };
+
+/* In place, row r of the source as it was, for output row y of band [y0, y1) of task
+ * index: rows still ahead in the band are in the image, the ry rows behind in the task's
+ * ring (ry + 1 slots: row y goes in before the vertical pass of y has read its slot's
+ * row), rows of other bands in the halo.  The borders allowed in place (inplace_tasks)
+ * keep every row read within ry of y. */
+static const void *source_row(const struct gauss_cpu *j, int r, size_t y, size_t y0, size_t y1, const uint8_t *ring,
+                              int index)
+{
+    const size_t ry = (size_t)(j->d->ky / 2), ur = (size_t)r;
+    if (!j->halo || (ur >= y && ur < y1))
+        return GVIS_ROW(j->src, r);
+    if (ur >= y0 && ur < y)
+        return ring + ur % (ry + 1) * j->rb;
+    if (ur < y0)
+        return j->halo + ((size_t)index * 2 * ry + (ur - (y0 - ry))) * j->rb;
+    return j->halo + ((size_t)index * 2 * ry + ry + (ur - y1)) * j->rb;
+}
+
+/* Tasks for a blur in place, 0 when it cannot be done in place: wrap and images no taller
+ * than the kernel read rows far from the output row, and halos beyond a quarter of the
+ * image would cost what in place saves. */
+static int inplace_tasks(const gvis_gauss_desc *d, size_t rb)
+{
+    if (d->border == GVIS_BORDER_WRAP || d->height <= d->ky)
+        return 0;
+    size_t ry = (size_t)(d->ky / 2), h = (size_t)d->height;
+    int tasks = gvis_threads() * 4;
+    if (tasks > d->height)
+        tasks = d->height;
+    if ((size_t)tasks * 2 * ry > h / 4)
+        tasks = gvis_threads() < d->height ? gvis_threads() : d->height;
+    if ((size_t)tasks * 2 * ry > h / 4)
+        return 0;
+    (void)rb;
+    return tasks;
+}
 
 static void gauss_task(void *arg, int index, int count)
 {
@@ -384,7 +425,9 @@ static void gauss_task(void *arg, int index, int count)
      * column wxd, wxf (the taps of a wide kernel do not fit a stack) */
     size_t taps_bytes = (size_t)d->ky * (sizeof(float) + sizeof(uint32_t) + sizeof(int16_t) + sizeof(void *)) +
                         (size_t)d->kx * (sizeof(double) + sizeof(float)) + 64;
-    size_t bytes = pad_bytes + acc_bytes + taps_bytes;
+    taps_bytes = (taps_bytes + 63) / 64 * 64; /* the ring's rows aligned */
+    const size_t ring_bytes = j->halo ? (size_t)(ry + 1) * j->rb : 0;
+    size_t bytes = pad_bytes + acc_bytes + taps_bytes + ring_bytes;
     unsigned char *mem = aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!mem) {
         atomic_store(&j->failed, 1);
@@ -397,6 +440,7 @@ static void gauss_task(void *arg, int index, int count)
     float *wf = (float *)(wxd + d->kx), *wxf = wf + d->ky;
     uint32_t *w32 = (uint32_t *)(wxf + d->kx);
     int16_t *w16 = (int16_t *)(w32 + d->ky);
+    uint8_t *ring = mem + (bytes - ring_bytes); /* in place: the band's last ry source rows */
     for (int k = 0; k < d->kx; k++) {
         wxf[k] = d->wx[k];
         wxd[k] = d->wx[k];
@@ -416,13 +460,16 @@ static void gauss_task(void *arg, int index, int count)
                 cst_f += d->wy[k] * (float)bv;
                 continue;
             }
-            rows[nr] = GVIS_ROW(src, r);
+            rows[nr] = source_row(j, r, y, y0, y1, ring, index);
             wf[nr] = d->wy[k];
             w16[nr] = src->type == GVIS_U8 ? (int16_t)d->wy[k] : 0; /* 8-bit weights fit; others reach 65536 */
             w32[nr] = (uint32_t)d->wy[k];
             nr++;
         }
         void *out = GVIS_ROW(j->dst, y);
+        if (ring_bytes) /* the source row about to be overwritten, for the rows below (its
+                         * slot's row, y - ry - 1, is read by none from here on) */
+            memcpy(ring + y % (size_t)(ry + 1) * j->rb, out, j->rb);
         if (src->type == GVIS_U8) {
             float *p = (float *)pad;
             vert_u8((const uint8_t *const *)rows, w16, nr, (int)(cw * bv), ws, p + left, nr == d->ky);
@@ -455,11 +502,34 @@ static void gauss_task(void *arg, int index, int count)
 static int gauss_cpu_desc(const gvis_image *src, const gvis_gauss_desc *d, gvis_image *dst)
 {
     const int C = d->channels, left = d->kx / 2 * C;
-    struct gauss_cpu j = {src, dst, d, NULL, left, 0};
+    struct gauss_cpu j = {src, dst, d, NULL, left, 0, NULL, (size_t)d->width * (size_t)C * (size_t)src->type};
+    int tasks = gvis_threads() * 4; /* handed out dynamically: balances a busy core */
+    if (tasks > d->height)
+        tasks = d->height;
+    const size_t ry = (size_t)(d->ky / 2);
+    if (dst->data == src->data && ry > 0) {
+        if (dst->stride != src->stride || !(tasks = inplace_tasks(d, j.rb)))
+            return gvis_error(GVIS_E_ARG, "this blur cannot be done in place");
+        if (!(j.halo = malloc((size_t)tasks * 2 * ry * j.rb)))
+            return gvis_error(GVIS_E_NOMEM, "out of memory");
+        for (int b = 0; b < tasks; b++) {
+            size_t y0, y1;
+            gvis_split((size_t)d->height, b, tasks, &y0, &y1);
+            for (size_t i = 0; i < ry; i++) {
+                uint8_t *above = j.halo + ((size_t)b * 2 * ry + i) * j.rb, *below = above + ry * j.rb;
+                if (y0 + i >= ry)
+                    memcpy(above, GVIS_ROW(src, y0 - ry + i), j.rb);
+                if (y1 + i < (size_t)d->height)
+                    memcpy(below, GVIS_ROW(src, y1 + i), j.rb);
+            }
+        }
+    }
     if (left > 0) {
         j.padmap = malloc(sizeof(int) * 2 * (size_t)left);
-        if (!j.padmap)
+        if (!j.padmap) {
+            free(j.halo);
             return gvis_error(GVIS_E_NOMEM, "out of memory");
+        }
         const int ws = d->width * C;
         for (int i = 0; i < 2 * left; i++) {
             int s = i < left ? i - left : ws + (i - left); /* sample index in the row */
@@ -468,11 +538,9 @@ static int gauss_cpu_desc(const gvis_image *src, const gvis_gauss_desc *d, gvis_
             j.padmap[i] = m < 0 ? -1 : left + m * C + (s - px * C);
         }
     }
-    int tasks = gvis_threads() * 4; /* handed out dynamically: balances a busy core */
-    if (tasks > d->height)
-        tasks = d->height;
     gvis_parallel(tasks, gauss_task, &j);
     free(j.padmap);
+    free(j.halo);
     if (atomic_load(&j.failed))
         return gvis_error(GVIS_E_NOMEM, "out of memory");
     return GVIS_OK;
@@ -576,5 +644,34 @@ int gvis_gauss(gvis_ctx *ctx, const gvis_image *src, const gvis_gauss_params *p,
     free(taps);
     if (rc)
         gvis_image_free(dst);
+    return rc;
+}
+
+int gvis_gauss_inplace(gvis_ctx *ctx, gvis_image *img, const gvis_gauss_params *p)
+{
+    struct gauss_call c;
+    float *taps;
+    int rc = make_desc(img, p, &c.d, &taps);
+    if (rc)
+        return rc;
+    size_t rb = (size_t)img->width * (size_t)img->channels * (size_t)img->type;
+    /* out of place where in place cannot be, on a GPU (a failed download would leave the
+     * CPU fallback a half-written source) and for --repeat (each run would blur the last) */
+    if (!inplace_tasks(&c.d, rb) || ctx->repeat > 1 || gvis_ctx_on_cuda(ctx)) {
+        free(taps);
+        gvis_image out;
+        if ((rc = gvis_gauss(ctx, img, p, &out)))
+            return rc;
+        gvis_meta *m = img->meta; /* the pixels swapped through gvis_image_free: a lent buffer goes back */
+        img->meta = NULL;
+        gvis_image_free(img);
+        *img = out;
+        img->meta = m;
+        return GVIS_OK;
+    }
+    c.src = img;
+    c.dst = img;
+    rc = gvis_dispatch(ctx, "gaussian blur", gauss_cpu, NULL, &c);
+    free(taps);
     return rc;
 }

@@ -58,6 +58,12 @@ void gvis_gauss_taps_fixed(const double *k, int n, int bits, int32_t *w);
  * device.  u8 and u16 are bit-identical on the CPU and the GPU. */
 int gvis_gauss(gvis_ctx *ctx, const gvis_image *src, const gvis_gauss_params *p, gvis_image *dst);
 
+/* The same blur with the result in img's own pixels (its metadata kept): on the CPU in
+ * place, with copies of a few rows per task, so a command holds one image, not two; on a
+ * GPU, with --repeat, or where in place cannot be done (wrap border, an image no taller
+ * than the kernel), blurred out of place and the pixels swapped.  Same bytes either way. */
+int gvis_gauss_inplace(gvis_ctx *ctx, gvis_image *img, const gvis_gauss_params *p);
+
 /* The CPU implementation alone (dst allocated by the caller, same size, type, channels). */
 int gvis_gauss_cpu(const gvis_image *src, const gvis_gauss_params *p, gvis_image *dst);
 
