@@ -8,43 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
-#include "disparity_phase.h"
-#include "sgm.h"
-#include "stereo_out.h"
-
-enum { OUT_KITTI = 1, OUT_PFM, OUT_CV16, OUT_TIFF };
-
-struct disp_opts {
-    gvis_sgm_params p;
-    struct disp_method m; /* --method and the phase options (cli/disparity_phase.c) */
-    const char *format;   /* png | pfm | cv16 */
-    const char *right_out, *preview, *ply, *qfile, *gt, *pairs;
-    const char *left_dir, *right_dir; /* paired by file name (cli/pairs.c) */
-    double focal, baseline, cx, cy, gt_scale;
-    int gt_border, json;
-    double q[16];
-    int have_q;
-    /* the run */
-    int many;
-    double sum_bad1, sum_bad2, sum_density, sum_mae;
-    int scored;
-    FILE *score_out;
-};
-
-/* What matching one pair gives beside its files: kept per pair, so that pairs run on
- * several threads (--jobs) and are reported, scores printed and summed in input order. */
-struct disp_result {
-    const char *fail_file; /* the file a failure is about */
-    char *msg;             /* the failure's message */
-    gvis_disp_score_t s;
-    double scale;
-    int scored;
-};
-
-struct pair {
-    char *left, *right, *gt;
-};
+#include "disparity.h"
 
 static int parse_census(const char *v, void *dst, char *err, size_t errlen)
 {
@@ -162,295 +126,6 @@ static int parse_dformat(const char *v, void *dst, char *err, size_t errlen)
     }
     *(const char **)dst = strcmp(v, "npy") == 0 ? "cv16" : v;
     return 0;
-}
-
-/* The map's format from --format, else the path's extension; 0 when neither says. */
-static int out_kind(const char *format, const char *path)
-{
-    if (format)
-        return strcmp(format, "png") == 0 ? OUT_KITTI : strcmp(format, "pfm") == 0 ? OUT_PFM
-                                                      : strcmp(format, "tif") == 0 ? OUT_TIFF : OUT_CV16;
-    switch (gvis_format_from_path(path)) {
-    case GVIS_FMT_PNG: return OUT_KITTI;
-    case GVIS_FMT_PFM: return OUT_PFM;
-    case GVIS_FMT_NPY: return OUT_CV16;
-    case GVIS_FMT_TIFF: return OUT_TIFF;
-    default: return 0;
-    }
-}
-
-static const char *kind_ext(int kind)
-{
-    return kind == OUT_PFM ? "pfm" : kind == OUT_CV16 ? "npy" : kind == OUT_TIFF ? "tif" : "png";
-}
-
-static int save_map(gvis_ctx *ctx, const struct disp_opts *o, const char *path, const gvis_disp *d)
-{
-    int kind = out_kind(o->format, path);
-    if (!kind && gvis_format_from_path(path))
-        return gvis_error(GVIS_E_ARG, "disparity maps are written as .png (KITTI), .pfm, .tif or .npy, not '%s'", path);
-    if (!kind) { /* "-", /dev/stdout, no known extension: the natural format (issue 12 item 2) */
-        kind = OUT_KITTI;
-        gvis_log(ctx, GVIS_LOG_INFO, "'%s': no format from the name; writing png (KITTI 16-bit)", path);
-    }
-    gvis_image img = {0};
-    int rc;
-    if (kind == OUT_KITTI) {
-        size_t nz = 0, np = 0, cl = 0;
-        rc = gvis_disp_kitti(d, &img, &nz, &np, &cl);
-        if (!rc && nz)
-            gvis_log(ctx, GVIS_LOG_INFO, "%s: %zu pixels of disparity 0 written as 0 (invalid in KITTI PNG)", path,
-                     nz);
-        if (!rc && np)
-            gvis_log(ctx, GVIS_LOG_WARN, "%s: %zu pixels of negative disparity written as 0 (invalid in KITTI PNG)",
-                     path, np);
-        if (!rc && cl)
-            gvis_log(ctx, GVIS_LOG_WARN, "%s: %zu pixels above 255.996 clipped (KITTI PNG)", path, cl);
-        if (!rc)
-            rc = gvis_save(ctx, path, GVIS_FMT_PNG, &img);
-    } else if (kind == OUT_PFM || kind == OUT_TIFF) { /* float32, the same values in either */
-        rc = gvis_disp_float(d, &img);
-        if (!rc)
-            rc = gvis_save(ctx, path, kind == OUT_PFM ? GVIS_FMT_PFM : GVIS_FMT_TIFF, &img);
-    } else {
-        gvis_buf b = {0};
-        rc = gvis_disp_encode_cv16(d, &b);
-        if (!rc)
-            rc = cli_write_output(ctx, path, &b);
-        gvis_buf_free(&b);
-    }
-    gvis_image_free(&img);
-    return rc;
-}
-
-/* An output path for this pair: the option as given for one pair, else DIR/stem.ext. */
-static char *out_path(const char *opt, const struct pair *pr, const char *ext, int many)
-{
-    if (!many)
-        return strdup(opt);
-    return cli_output_in_dir(opt, pr->left, ext);
-}
-
-static int refuse_input(const char *out, const struct pair *pr)
-{
-    if (!out || strcmp(out, "-") == 0)
-        return GVIS_OK;
-    const char *ins[3] = {pr->left, pr->right, pr->gt};
-    for (int i = 0; i < 3; i++)
-        if (ins[i] && (gvis_same_file(out, ins[i]) || strcmp(out, ins[i]) == 0))
-            return gvis_error(GVIS_E_IO, "refusing to write over input file '%s'", ins[i]);
-    return GVIS_OK;
-}
-
-static void print_score(struct disp_opts *o, const struct pair *pr, const gvis_disp_score_t *s, double scale)
-{
-    FILE *f = o->score_out;
-    if (o->json) {
-        gvis_buf b = {0};
-        gvis_buf_printf(&b, "{\"left\": ");
-        gvis_buf_json_string(&b, pr->left);
-        gvis_buf_printf(&b, ", \"right\": ");
-        gvis_buf_json_string(&b, pr->right);
-        gvis_buf_printf(&b, ", \"gt\": ");
-        gvis_buf_json_string(&b, pr->gt);
-        gvis_buf_printf(&b,
-                        ", \"bad1\": %.4f, \"bad2\": %.4f, \"density\": %.4f, \"mae\": %.4f, \"scored\": %zu, "
-                        "\"valid\": %zu, \"gt_scale\": %g}\n",
-                        s->bad1, s->bad2, s->density, s->mae, s->scored, s->valid, scale);
-        if (b.data)
-            fputs((const char *)b.data, f);
-        gvis_buf_free(&b);
-    } else {
-        fprintf(f, "%s: bad-1 %.2f%%  bad-2 %.2f%%  density %.2f%%  mae %.3f px  (%zu pixels scored, gt scale %g)\n",
-                pr->left, s->bad1, s->bad2, s->density, s->mae, s->scored, scale);
-    }
-    fflush(f);
-}
-
-static int disparity_one(gvis_ctx *ctx, const struct disp_opts *o, const struct pair *pr, const char *out,
-                         struct disp_result *res)
-{
-    gvis_image L = {0}, R = {0}, G = {0};
-    gvis_disp dl = {0}, dr = {0};
-    char *right_path = NULL, *preview_path = NULL, *ply_path = NULL;
-    const char *main_ext = kind_ext(o->format ? out_kind(o->format, NULL) : out && !o->many ? out_kind(NULL, out) : OUT_KITTI);
-    int rc = GVIS_OK;
-    if (o->right_out)
-        right_path = out_path(o->right_out, pr, main_ext, o->many);
-    if (o->preview)
-        preview_path = out_path(o->preview, pr, "png", o->many);
-    if (o->ply)
-        ply_path = out_path(o->ply, pr, "ply", o->many);
-    if ((o->right_out && !right_path) || (o->preview && !preview_path) || (o->ply && !ply_path)) {
-        rc = gvis_error(GVIS_E_NOMEM, "out of memory");
-        goto done;
-    }
-    const char *outs[4] = {out, right_path, preview_path, ply_path};
-    for (int i = 0; i < 4 && !rc; i++)
-        rc = refuse_input(outs[i], pr);
-    /* two outputs given one name: the second would replace the first */
-    for (int i = 0; i < 4 && !rc; i++)
-        for (int k = i + 1; k < 4 && !rc && outs[i] && strcmp(outs[i], "-") != 0; k++)
-            if (outs[k] && (strcmp(outs[i], outs[k]) == 0 || gvis_same_file(outs[i], outs[k])))
-                rc = gvis_error(GVIS_E_ARG, "'%s' is named for two outputs", outs[k]);
-    /* every check that can fail runs before the matching (issue 13): each output's folder */
-    for (int i = 0; i < 4 && !rc; i++)
-        if (outs[i])
-            rc = gvis_outset_check(outs[i]);
-    if (rc)
-        goto done;
-    res->fail_file = pr->left;
-    if ((rc = gvis_load(ctx, pr->left, &L)))
-        goto done;
-    res->fail_file = pr->right;
-    if ((rc = gvis_load(ctx, pr->right, &R)))
-        goto done;
-    res->fail_file = pr->gt;
-    if (pr->gt && (rc = gvis_load(ctx, pr->gt, &G)))
-        goto done;
-    /* was found only after matching (issue 13); --method phase checks its own, with --roi */
-    if (pr->gt && o->m.method == DISP_SGM && (G.width != L.width || G.height != L.height)) {
-        rc = gvis_error(GVIS_E_FORMAT, "ground truth is %dx%d but the images are %dx%d", G.width, G.height, L.width,
-                        L.height);
-        goto done;
-    }
-    res->fail_file = pr->left;
-    if ((rc = disp_method_run(ctx, &o->m, &o->p, &L, &R, pr->gt ? &G : NULL, &dl, right_path ? &dr : NULL)))
-        goto done;
-    if (out && (rc = save_map(ctx, o, out, &dl)))
-        goto done;
-    if (right_path && (rc = save_map(ctx, o, right_path, &dr)))
-        goto done;
-    if (preview_path) {
-        gvis_image pv = {0};
-        rc = gvis_disp_preview(&dl, 0, 0, &pv);
-        if (!rc)
-            rc = gvis_save(ctx, preview_path, GVIS_FMT_PNG, &pv);
-        gvis_image_free(&pv);
-        if (rc)
-            goto done;
-    }
-    if (ply_path) {
-        double q[16];
-        if (o->have_q)
-            memcpy(q, o->q, sizeof q);
-        else
-            gvis_disp_q(o->focal, o->baseline, isnan(o->cx) ? (L.width - 1) / 2.0 : o->cx,
-                        isnan(o->cy) ? (L.height - 1) / 2.0 : o->cy, q);
-        gvis_buf b = {0};
-        size_t np = 0, dropped = 0;
-        rc = gvis_disp_q_check(q);
-        if (!rc)
-            rc = gvis_disp_ply(&dl, &L, q, &b, &np, &dropped);
-        if (!rc)
-            rc = cli_write_output(ctx, ply_path, &b);
-        gvis_buf_free(&b);
-        if (rc)
-            goto done;
-        gvis_log(ctx, GVIS_LOG_INFO, "%s: %zu points", ply_path, np);
-        if (dropped) /* the rest of issue 13 item 4: said, never written as inf */
-            gvis_log(ctx, GVIS_LOG_WARN, "%s: %zu points left out: not finite in float32 (see --focal, --baseline, --cx, --cy or --q)",
-                     ply_path, dropped);
-    }
-    if (pr->gt) {
-        /* one rule for --gt and the third column of --pairs: without --gt-scale the scale
-         * the files show, else a warning where they show another */
-        double scale = o->gt_scale, guess = 1, ratio = 0;
-        res->fail_file = pr->gt;
-        if (isnan(scale)) {
-            if ((rc = gvis_disp_gt_scale(&dl, &G, o->gt_border, &scale, &ratio)))
-                goto done;
-            cli_info("'%s': ground-truth scale %g (its values are %.3g times the disparities found; --gt-scale sets it)",
-                     pr->gt, scale, ratio);
-        } else if (gvis_disp_gt_scale(&dl, &G, o->gt_border, &guess, &ratio) == GVIS_OK &&
-                   (guess > 1.5 * scale || scale > 1.5 * guess)) {
-            cli_warn("'%s': --gt-scale %g, but its values are %.3g times the disparities found (scale %g?)", pr->gt,
-                     scale, ratio, guess);
-        }
-        gvis_disp_score_t s;
-        if ((rc = gvis_disp_score(&dl, &G, scale, o->gt_border, &s)))
-            goto done;
-        res->fail_file = pr->left;
-        res->s = s;
-        res->scale = scale;
-        res->scored = 1;
-    }
-done:
-    gvis_image_free(&L);
-    gvis_image_free(&R);
-    gvis_image_free(&G);
-    gvis_disp_free(&dl);
-    gvis_disp_free(&dr);
-    free(right_path);
-    free(preview_path);
-    free(ply_path);
-    return rc;
-}
-
-/* One pair's outputs (map, right map, preview, PLY) are one set: all or none (issue 13). */
-static int disparity_one_set(gvis_ctx *ctx, const struct disp_opts *o, const struct pair *pr, const char *out,
-                             struct disp_result *res)
-{
-    gvis_outset *set = gvis_outset_begin();
-    if (!set)
-        return gvis_error(GVIS_E_NOMEM, "out of memory");
-    int rc = disparity_one(ctx, o, pr, out, res);
-    if (!rc)
-        return gvis_outset_commit(set);
-    gvis_outset_abort(set);
-    return rc;
-}
-
-/* The run over every pair: pair_one on a worker's context, pair_report on the main
- * thread in input order (cli_run_pairs). */
-struct disp_run {
-    struct disp_opts *o;
-    const struct pair *pairs;
-    const char *output, *ext;
-    struct disp_result *res;
-    int status;
-};
-
-static int pair_one(gvis_ctx *ctx, int i, void *arg)
-{
-    struct disp_run *r = arg;
-    struct disp_result *res = &r->res[i];
-    char *out = NULL;
-    if (r->output)
-        out = r->o->many ? cli_output_path(r->output, r->pairs[i].left, i, r->ext) : strdup(r->output);
-    int rc = r->output && !out ? gvis_error(GVIS_E_NOMEM, "out of memory")
-                               : disparity_one_set(ctx, r->o, &r->pairs[i], out, res);
-    if (rc)
-        res->msg = strdup(gvis_errmsg());
-    free(out);
-    return rc;
-}
-
-static int pair_report(int i, int rc, void *arg)
-{
-    struct disp_run *r = arg;
-    struct disp_result *res = &r->res[i];
-    struct disp_opts *o = r->o;
-    if (rc) {
-        cli_error("'%s': %s", res->fail_file ? res->fail_file : r->pairs[i].left, res->msg ? res->msg : "failed");
-        int st = cli_exit_status(rc);
-        if (st > r->status)
-            r->status = st;
-    } else {
-        cli_progress_written();
-        if (res->scored) {
-            print_score(o, &r->pairs[i], &res->s, res->scale);
-            o->sum_bad1 += res->s.bad1;
-            o->sum_bad2 += res->s.bad2;
-            o->sum_density += res->s.density;
-            o->sum_mae += res->s.mae;
-            o->scored++;
-        }
-    }
-    free(res->msg);
-    res->msg = NULL;
-    cli_progress_step();
-    return rc && (rc == GVIS_E_INTERRUPTED || g_opts.fail_fast);
 }
 
 /* --pairs FILE: LEFT RIGHT [GT] per line; blank lines and lines starting with # skipped. */
@@ -613,7 +288,7 @@ int cmd_disparity(int argc, char **argv)
     else if ((!isnan(o.cx) && fabs(o.cx) > 1e30) || (!isnan(o.cy) && fabs(o.cy) > 1e30))
         bad = "--cx and --cy must lie within -1e30 to 1e30 (the points are float32)";
     else if (args.output && strcmp(args.output, "-") != 0 && !is_dir_arg(args.output) && !o.format &&
-             gvis_format_from_path(args.output) && !out_kind(NULL, args.output))
+             gvis_format_from_path(args.output) && !disp_out_kind(NULL, args.output))
         bad = "disparity maps are written as .png (KITTI), .pfm, .tif (float32) or .npy: give one of them or --format";
     else if (!isnan(o.gt_scale) && !(o.gt_scale > 0))
         bad = "--gt-scale must be positive";
@@ -713,7 +388,7 @@ int cmd_disparity(int argc, char **argv)
             cli_error("%s", gvis_errmsg());
             status = EXIT_RUNTIME;
         }
-    const char *ext = kind_ext(o.format ? out_kind(o.format, NULL) : OUT_KITTI);
+    const char *ext = disp_kind_ext(o.format ? disp_out_kind(o.format, NULL) : OUT_KITTI);
     if (status == EXIT_OK && o.many && args.output && (npairs > 1 || cli_is_template(args.output))) {
         /* two left images of one base name would write one DIR/NAME: refuse before any work */
         char **lefts = malloc(sizeof *lefts * (size_t)npairs);
@@ -733,7 +408,7 @@ int cmd_disparity(int argc, char **argv)
     cli_progress_begin(dirs_failed ? 0 : npairs);
     if (!dirs_failed) {
         struct disp_run run = {&o, pairs, args.output, ext, calloc((size_t)npairs, sizeof *run.res), EXIT_OK};
-        int st = run.res ? cli_run_pairs(ctx, npairs, pair_one, pair_report, &run) : EXIT_RUNTIME;
+        int st = run.res ? cli_run_pairs(ctx, npairs, disp_pair_one, disp_pair_report, &run) : EXIT_RUNTIME;
         if (!run.res)
             cli_error("out of memory");
         if (st < 0)

@@ -1,102 +1,18 @@
-/* Option parsing shared by every subcommand, messages, and the context. */
+/* Option parsing shared by every subcommand: value parsers, the option tables, --help.
+ * Messages are in messages.c, the context and --timing in context.c. */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "opts.h"
 
 struct global_opts g_opts = {"auto", 0, 1, 0, 0, 0, 0, 0, 0, 0, -1, -1};
 const char *g_cmd = NULL;
 
 const char *cli_command_summary(const char *name); /* main.c */
-
-/* strerror() in the lower case of gvis messages. */
-static const char *lower_strerror(int e)
-{
-    static char t[128];
-    snprintf(t, sizeof t, "%s", strerror(e));
-    if (t[0] >= 'A' && t[0] <= 'Z' && (t[1] < 'A' || t[1] > 'Z'))
-        t[0] = (char)(t[0] - 'A' + 'a');
-    return t;
-}
-
-static void vmsg(const char *kind, const char *fmt, va_list ap)
-{
-    fflush(stdout);
-    cli_progress_clear(); /* redrawn with the next file */
-    fprintf(stderr, "gvis%s%s: %s", g_cmd ? " " : "", g_cmd ? g_cmd : "", kind);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-}
-
-void cli_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vmsg("", fmt, ap);
-    va_end(ap);
-}
-
-void cli_warn(const char *fmt, ...)
-{
-    if (g_opts.quiet)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vmsg("warning: ", fmt, ap);
-    va_end(ap);
-}
-
-void cli_info(const char *fmt, ...)
-{
-    if (!g_opts.verbose || g_opts.quiet)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vmsg("", fmt, ap);
-    va_end(ap);
-}
-
-int cli_usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vmsg("", fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "Try 'gvis %s%s--help' for more information.\n", g_cmd ? g_cmd : "", g_cmd ? " " : "");
-    return EXIT_USAGE;
-}
-
-int cli_exit_status(int status)
-{
-    return status == GVIS_OK ? EXIT_OK : status == GVIS_E_ARG ? EXIT_USAGE : EXIT_RUNTIME;
-}
-
-int cli_stdout_closed(void)
-{
-    /* poll() reports POLLERR on the write end of a pipe with no reader left (and
-     * POLLHUP on a socket whose peer has gone); a file or terminal is writable. */
-    struct pollfd p = {STDOUT_FILENO, POLLOUT, 0};
-    return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
-}
-
-int cli_finish_stdout(int rc)
-{
-    errno = 0;
-    int bad = fflush(stdout) != 0;
-    int e = errno;
-    bad |= ferror(stdout) != 0;
-    if (!bad)
-        return rc;
-    if (e != EPIPE && !cli_stdout_closed())
-        cli_error("cannot write to standard output%s%s", e ? ": " : "", e ? lower_strerror(e) : "");
-    return rc == EXIT_OK ? EXIT_RUNTIME : rc;
-}
 
 /* ---- value parsers ---- */
 
@@ -171,6 +87,8 @@ int cli_parse_doubles(const char *v, double *out, int n, char *err, size_t errle
 /* ---- option tables ---- */
 
 static struct cli_args *cur_args;
+
+const struct cli_args *cli_current_args(void) { return cur_args; }
 
 static int parse_timing(const char *v, void *dst, char *err, size_t errlen)
 {
@@ -311,7 +229,7 @@ static int parse_shard(const char *v, void *dst, char *err, size_t errlen)
     return 0;
 }
 
-static int parse_jpeg_codec(const char *v, void *dst, char *err, size_t errlen)
+int cli_parse_jpeg_codec(const char *v, void *dst, char *err, size_t errlen)
 {
     int *c = dst;
     if (strcmp(v, "auto") == 0)
@@ -339,7 +257,7 @@ static const struct opt global_table[] = {
     {"jobs", 'j', OPT_CUSTOM, &g_opts.jobs, parse_jobs, "N", "files processed at once (default: all cores)"},
     {"shard", 0, OPT_CUSTOM, &g_opts.shard_k, parse_shard, "K/N", "only the K-th of N interleaved slices of the sorted inputs"},
     {"fail-fast", 0, OPT_FLAG, &g_opts.fail_fast, NULL, NULL, "stop at the first file that fails"},
-    {"jpeg-codec", 0, OPT_CUSTOM, &g_opts.jpeg_codec, parse_jpeg_codec, "C",
+    {"jpeg-codec", 0, OPT_CUSTOM, &g_opts.jpeg_codec, cli_parse_jpeg_codec, "C",
      "JPEG on a CUDA device: auto (nvJPEG where it loads), cpu or nvjpeg"},
     {"progress", 0, OPT_FLAG, &g_opts.progress, NULL, NULL, "progress line on stderr (default: on a terminal)"},
     OPT_END,
@@ -631,112 +549,4 @@ void cli_usage(const struct cli_cmd *cmd, int to_stdout)
     fprintf(f, "\nGlobal options:\n");
     print_table(f, global_table);
     fprintf(f, "\nSee 'gvis help %s' for the manual page.\n", cmd->name);
-}
-
-/* ---- context and timing ---- */
-
-static void log_to_stderr(void *user, int level, const char *msg)
-{
-    if (level == GVIS_LOG_WARN)
-        cli_warn("%s", msg);
-    else
-        cli_info("%s", msg);
-}
-
-/* --jpeg-codec; else GVIS_JPEG_CODEC, a default that yields to --device cpu and is
- * warned about (once) when it is not a codec; else cpu: nvJPEG file by file in a batch
- * measured 2.5 to 5 times slower than libjpeg-turbo on the cores (2 x H100, 2026-11-25,
- * docs/notes-nvjpeg.md), so it is asked for, not the default, until that is fixed */
-static int jpeg_codec(void)
-{
-    static int warned;
-    if (g_opts.jpeg_codec >= 0)
-        return g_opts.jpeg_codec;
-    const char *e = getenv("GVIS_JPEG_CODEC");
-    int c = GVIS_JPEG_CODEC_CPU;
-    char err[256];
-    if (e && *e && parse_jpeg_codec(e, &c, err, sizeof err)) {
-        if (!warned++)
-            cli_warn("GVIS_JPEG_CODEC='%s' is not auto, cpu or nvjpeg; using cpu", e);
-        c = GVIS_JPEG_CODEC_CPU;
-    }
-    if (c == GVIS_JPEG_CODEC_NVJPEG && strcmp(g_opts.device, "cpu") == 0)
-        c = GVIS_JPEG_CODEC_CPU;
-    return c;
-}
-
-gvis_ctx *cli_context(int *status) { return cli_context_on(status, 0); }
-
-gvis_ctx *cli_context_on(int *status, int entry)
-{
-    gvis_io_opts io = {.max_pixels = 0};
-    io.max_pixels = (size_t)g_opts.max_pixels;
-    io.quality = cur_args ? cur_args->quality : 0;
-    if (cur_args) {
-        io.png_level = cur_args->png_level;
-        io.lossless = cur_args->lossless;
-        io.strip = cur_args->strip;
-        io.no_autorotate = cur_args->no_autorotate;
-        io.page = cur_args->page;
-    }
-    io.jpeg_codec = jpeg_codec();
-    if (io.jpeg_codec == GVIS_JPEG_CODEC_NVJPEG && strcmp(g_opts.device, "cpu") == 0) {
-        *status = cli_usage_error("--jpeg-codec nvjpeg runs on a CUDA device: it cannot go with --device cpu");
-        return NULL;
-    }
-    gvis_ctx *ctx = NULL;
-    int rc = gvis_ctx_create_on(&ctx, g_opts.device, entry, g_opts.repeat, &io, log_to_stderr, NULL);
-    if (rc) {
-        cli_error("%s", gvis_errmsg());
-        *status = cli_exit_status(rc);
-        return NULL;
-    }
-    cli_info("device %s", gvis_ctx_device_name(ctx));
-    static int said; /* once, not once per batch worker */
-    gvis_jpeg_counts j;
-    gvis_ctx_jpeg_counts(ctx, &j);
-    if (j.nvjpeg && !said++)
-        cli_info("JPEG through nvJPEG on the device (libjpeg-turbo for what its engines refuse)");
-    *status = EXIT_OK;
-    return ctx;
-}
-
-void cli_finish(gvis_ctx *ctx, double t0_ms)
-{
-    if (!ctx)
-        return;
-    const gvis_timing *t = gvis_ctx_timing(ctx);
-    double total = gvis_now_ms() - t0_ms;
-    if (g_opts.timing == 2) {
-        gvis_buf b = {0};
-        gvis_buf_printf(&b, "{\"device\": ");
-        gvis_buf_json_string(&b, gvis_ctx_device_name(ctx));
-        gvis_buf_printf(&b,
-                        ", \"repeat\": %d, \"load_ms\": %.4f, \"upload_ms\": %.4f, \"compute_ms\": %.4f, "
-                        "\"download_ms\": %.4f, \"save_ms\": %.4f, \"total_ms\": %.4f}\n",
-                        t->repeat, t->load_ms, t->upload_ms, t->compute_ms, t->download_ms, t->save_ms, total);
-        if (b.data)
-            fputs((const char *)b.data, stderr);
-        gvis_buf_free(&b);
-    } else if (g_opts.timing == 1) {
-        fprintf(stderr,
-                "gvis %s: %s: load %.3f ms, upload %.3f ms, compute %.3f ms (median of %d), download %.3f ms, "
-                "save %.3f ms, total %.3f ms\n",
-                g_cmd, gvis_ctx_device_name(ctx), t->load_ms, t->upload_ms, t->compute_ms, t->repeat, t->download_ms,
-                t->save_ms, total);
-    }
-    gvis_jpeg_counts j;
-    gvis_jpeg_counts_total(&j);
-    if (j.nvjpeg && g_opts.verbose && !g_opts.quiet)
-        cli_info("JPEG: %ld decoded by nvJPEG, %ld by libjpeg-turbo; %ld encoded by nvJPEG, %ld by libjpeg-turbo",
-                 j.gpu_decoded, j.cpu_decoded, j.gpu_encoded, j.cpu_encoded);
-    gvis_ctx_free(ctx);
-}
-
-int cli_write_output(gvis_ctx *ctx, const char *path, const gvis_buf *b)
-{
-    double t0 = gvis_now_ms();
-    int rc = gvis_write_file_atomic(path, b->data ? (const void *)b->data : "", b->len);
-    gvis_ctx_timing(ctx)->save_ms += gvis_now_ms() - t0;
-    return rc;
 }
