@@ -198,8 +198,9 @@ static int run_parallel(const struct cli_cmd *cmd, const struct cli_args *args, 
         cli_error("out of memory");
         return EXIT_RUNTIME;
     }
-    for (int i = 0; i < n; i++)
-        if (!(outs[i] = cli_output_path(dir, args->inputs[i], i, ext))) {
+    for (int i = 0; i < n; i++) /* no dir: the stream (standard output), each out as given */
+        if (dir ? !(outs[i] = cli_output_path(dir, args->inputs[i], i, ext))
+                : args->output && !(outs[i] = strdup(args->output))) {
             cli_error("out of memory");
             status = EXIT_RUNTIME;
             goto out;
@@ -247,8 +248,10 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
     if (jobs > args->ninputs)
         jobs = args->ninputs;
     cli_progress_begin(args->ninputs);
-    if (cmd->parallel && to_dir && (jobs > 1 || cli_device_entries(ctx) > 1) && stdin_uses == 0) {
-        int st = run_parallel(cmd, args, ctx, fn, arg, o, ext, jobs);
+    /* one stream of several inputs' text: on threads too, written in input order */
+    int stream = cli_stream_on() && (!o || strcmp(o, "-") == 0);
+    if (cmd->parallel && (to_dir || stream) && (jobs > 1 || cli_device_entries(ctx) > 1) && stdin_uses == 0) {
+        int st = run_parallel(cmd, args, ctx, fn, arg, to_dir ? o : NULL, ext, jobs);
         cli_progress_end();
         return st;
     }
@@ -275,11 +278,20 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
             cli_info("%s%s%s", in, out ? " -> " : "", out ? out : "");
             /* each input's outputs are one set: all of them or none (issue 13) */
             gvis_outset *set = gvis_outset_begin();
+            gvis_buf text = {0};
+            int wrote = 0;
+            if (stream)
+                cli_stream_capture(&text, &wrote);
             rc = set ? fn(ctx, in, out, arg) : gvis_error(GVIS_E_NOMEM, "out of memory");
+            if (stream)
+                cli_stream_capture(NULL, NULL);
             if (set && !rc)
                 rc = gvis_outset_commit(set);
             else
                 gvis_outset_abort(set);
+            if (stream && !rc) /* a file's text goes with its other outputs: all or none */
+                rc = cli_stream_flush(ctx, &text, wrote);
+            gvis_buf_free(&text);
             if (!rc)
                 cli_progress_written();
         }

@@ -20,14 +20,20 @@ struct jobs_run {
     void *arg;
     char **outs;
     char **msgs;   /* whole-chain path: each item's failure message */
+    gvis_buf *text; /* whole-chain path to the stream (cli_set_stream): each item's text */
+    int *wrote;     /* ... and whether it wrote any */
+    int stream;
     int *device;   /* whole-chain path: the CUDA device of the worker that ran it */
     int per_device[GVIS_MAX_DEVICE_LIST + 1]; /* files done per CUDA device; [MAX]: on the CPU */
     int status, done_ok, failed, cancelled, stopped;
+    int closed; /* the stream's reader has gone */
 };
 
 static int refuses_input(struct jobs_run *r, int i)
 {
     const char *out = r->outs[i];
+    if (!out || strcmp(out, "-") == 0)
+        return 0;
     for (int k = 0; k < r->args->ninputs; k++)
         if (gvis_same_file(out, r->args->inputs[k]) || strcmp(out, r->args->inputs[k]) == 0)
             return gvis_error(GVIS_E_IO, "refusing to write over input file '%s'", out);
@@ -44,7 +50,7 @@ static int report(struct jobs_run *r, int i, int rc, const char *msg, int device
     if (rc == GVIS_PIPE_CANCELLED) { /* stopped before it was finished: no output */
         r->cancelled++;
     } else if (!rc) {
-        cli_info("%s -> %s", in, r->outs[i]);
+        cli_info("%s%s%s", in, r->outs[i] ? " -> " : "", r->outs[i] ? r->outs[i] : "");
         r->done_ok++;
         r->per_device[device >= 0 && device < GVIS_MAX_DEVICE_LIST ? device : GVIS_MAX_DEVICE_LIST]++;
     } else {
@@ -71,8 +77,12 @@ static int chain_work(void *v, int worker, int i, int slot)
     int rc = refuses_input(r, i);
     if (!rc) {
         gvis_outset *set = gvis_outset_begin();
+        if (r->stream)
+            cli_stream_capture(&r->text[i], &r->wrote[i]);
         rc = set ? r->fn(r->ctxs[worker], r->args->inputs[i], r->outs[i], r->arg)
                  : gvis_error(GVIS_E_NOMEM, "out of memory");
+        if (r->stream)
+            cli_stream_capture(NULL, NULL);
         if (set && !rc)
             rc = gvis_outset_commit(set);
         else
@@ -87,6 +97,20 @@ static int chain_work(void *v, int worker, int i, int slot)
 static int chain_done(void *v, int i, int rc)
 {
     struct jobs_run *r = v;
+    if (r->stream) { /* the file's text in input order, with its other outputs: all or none */
+        if (!rc && (rc = cli_stream_flush(r->ctxs[0], &r->text[i], r->wrote[i])))
+            r->msgs[i] = strdup(gvis_errmsg());
+        gvis_buf_free(&r->text[i]);
+        if (rc && rc != GVIS_PIPE_CANCELLED && cli_stdout_closed()) { /* the reader has gone: quiet, status 1 */
+            free(r->msgs[i]);
+            r->msgs[i] = NULL;
+            cli_progress_step();
+            if (r->status < EXIT_RUNTIME)
+                r->status = EXIT_RUNTIME;
+            r->closed = 1;
+            return 1;
+        }
+    }
     int stop = report(r, i, rc, r->msgs[i] ? r->msgs[i] : "failed", rc ? -1 : r->device[i]);
     free(r->msgs[i]);
     r->msgs[i] = NULL;
@@ -146,8 +170,13 @@ int cli_run_jobs(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ct
     r.ctxs = calloc((size_t)workers, sizeof *r.ctxs);
     r.msgs = calloc((size_t)n, sizeof *r.msgs);
     r.device = calloc((size_t)n, sizeof *r.device);
+    r.stream = !image_op && cli_stream_on() && (!outs[0] || strcmp(outs[0], "-") == 0);
+    if (r.stream) {
+        r.text = calloc((size_t)n, sizeof *r.text);
+        r.wrote = calloc((size_t)n, sizeof *r.wrote);
+    }
     int status = EXIT_OK;
-    if (!r.ctxs || !r.msgs || !r.device) {
+    if (!r.ctxs || !r.msgs || !r.device || (r.stream && (!r.text || !r.wrote))) {
         cli_error("out of memory");
         status = EXIT_RUNTIME;
         goto out;
@@ -205,7 +234,7 @@ int cli_run_jobs(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ct
         goto out;
     }
     status = r.status;
-    if (!g_opts.quiet && (g_opts.verbose || r.failed || r.stopped)) {
+    if (!g_opts.quiet && !r.closed && (g_opts.verbose || r.failed || r.stopped)) {
         char per[1024] = "";
         size_t len = 0;
         for (int d = 0; d <= GVIS_MAX_DEVICE_LIST && entries; d++)
@@ -232,5 +261,10 @@ out:
     free(r.ctxs);
     free(r.msgs);
     free(r.device);
+    if (r.text)
+        for (int i = 0; i < n; i++)
+            gvis_buf_free(&r.text[i]);
+    free(r.text);
+    free(r.wrote);
     return status;
 }

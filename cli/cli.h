@@ -189,8 +189,25 @@ int cli_stdout_closed(void);
  * reported; returns rc, or 1 when rc was 0 and stdout could not be written. */
 int cli_finish_stdout(int rc);
 
-/* Writes a buffer to path ("-": stdout) atomically, timed as save; returns a status. */
+/* Writes a buffer to path ("-": stdout) atomically, timed as save; returns a status.
+ * Under cli_set_stream, "-" goes to the stream (below). */
 int cli_write_output(gvis_ctx *ctx, const char *path, const gvis_buf *b);
+
+/* One stream of several inputs' text on standard output (cli/stream.c), set before
+ * cli_run_batch: each file's writes to "-" are kept and written to standard output when
+ * the file is reported, in input order, so that the files may run on --jobs threads
+ * (output byte-identical to -j 1).  head is written before the first file that wrote
+ * (a CSV header), sep before each later one (",\n" between JSON documents).
+ * cli_stream_items: the files that wrote (after the batch). */
+void cli_set_stream(const char *head, const char *sep);
+int cli_stream_on(void);
+int cli_stream_items(void);
+/* For the batch: this thread's writes to "-" go to b (*wrote set) until called with NULL;
+ * flush writes what a file kept, after head or sep (main thread, input order). */
+void cli_stream_capture(gvis_buf *b, int *wrote);
+int cli_stream_capturing(void);
+int cli_stream_take(const gvis_buf *b);
+int cli_stream_flush(gvis_ctx *ctx, const gvis_buf *b, int wrote);
 
 /* Common value parsers for OPT_CUSTOM. */
 int cli_parse_size(const char *v, void *dst, char *err, size_t errlen);   /* "WxH" -> int[2] */

@@ -21,7 +21,6 @@ struct hist_opts {
     int many;           /* several inputs to one stream: JSON Lines, one CSV header */
     int long_form;      /* several inputs: CSV file,channel,bin,count (cli_several_inputs) */
     const char *format;
-    int header_done;
 };
 
 static int parse_range(const char *v, void *dst, char *err, size_t errlen)
@@ -56,7 +55,7 @@ static int format_long(const struct hist_opts *o, const char *in, const gvis_ima
                        gvis_buf *b)
 {
     int rc = 0;
-    if (!o->many || !o->header_done) /* one header per stream, one per file in -o DIR/ */
+    if (!o->many) /* one per file in -o DIR/; one per stream from the batch (cli_set_stream) */
         rc = gvis_buf_printf(b, "file,channel,bin,count\n");
     /* the file name quoted as CSV does when it holds a comma, quote or newline */
     gvis_buf name = {0};
@@ -175,8 +174,6 @@ static int hist_one(gvis_ctx *ctx, const char *in, const char *out, void *arg)
             rc = format_hist(o, in, &img, &h, f == GVIS_FMT_JSON, &b);
         if (!rc)
             rc = cli_write_output(ctx, out ? out : "-", &b);
-        if (o->many) /* one stream, one file after another (never on several threads) */
-            o->header_done = 1;
         gvis_buf_free(&b);
     }
     if (!rc && o->plot) {
@@ -248,6 +245,10 @@ int cmd_hist(int argc, char **argv)
     o.format = args.format;
     o.many = args.ninputs > 1 && (!args.output || strcmp(args.output, "-") == 0) && !o.equalize;
     o.long_form = cli_several_inputs(&args);
+    if (o.many) { /* one stream: the files' text in input order, on --jobs threads too */
+        int csv = o.format ? strcmp(o.format, "csv") == 0 : !o.json;
+        cli_set_stream(csv && o.long_form ? "file,channel,bin,count\n" : "", "");
+    }
     int status;
     gvis_ctx *ctx = cli_context(&status);
     if (!ctx) {

@@ -25,9 +25,7 @@ struct yolo_opts {
     char **names;
     int nnames;
     const char *format;
-    int many;           /* several inputs to one stream */
-    int json_count;     /* documents written into the --json array */
-    int header_done;
+    int many;           /* several inputs to one stream (cli_set_stream: header, separators) */
 };
 
 static int parse_layout(const char *v, void *dst, char *err, size_t errlen)
@@ -185,9 +183,7 @@ static int format_dets(struct yolo_opts *o, enum out_kind k, const char *in, con
         }
         return rc;
     case OUT_JSON:
-        if (o->many)
-            rc = gvis_buf_printf(b, "%s", o->json_count++ ? ",\n" : "");
-        if (!rc) rc = gvis_buf_printf(b, "{\"file\":");
+        rc = gvis_buf_printf(b, "{\"file\":");
         if (!rc) rc = gvis_buf_json_string(b, in);
         if (!rc)
             rc = gvis_buf_printf(b, ",\"layout\":\"%s\",\"rows\":%zu,\"classes\":%d,\"candidates\":%zu,\"detections\":[",
@@ -199,10 +195,8 @@ static int format_dets(struct yolo_opts *o, enum out_kind k, const char *in, con
         if (!rc) rc = gvis_buf_printf(b, "]}%s", o->many ? "" : "\n");
         return rc;
     case OUT_CSV:
-        if (!o->many || !o->header_done)
+        if (!o->many) /* one per stream from the batch */
             rc = gvis_buf_printf(b, "file,class,name,score,x1,y1,x2,y2\n");
-        if (o->many) /* one stream, one file after another (never on several threads) */
-            o->header_done = 1;
         for (int i = 0; !rc && i < r->count; i++) {
             const gvis_yolo_det *d = &r->det[i];
             char sc[32], x1[32], y1[32], x2[32], y2[32];
@@ -492,7 +486,10 @@ int cmd_yolo_decode(int argc, char **argv)
                       : k == OUT_CSV ? "csv"
                       : k == OUT_TXT ? "txt"
                                      : "jsonl";
-    /* several documents to one stream: one JSON array of them */
+    /* several inputs to one stream: their text in input order (on --jobs threads too);
+     * JSON documents make one array, a CSV has one header */
+    if (o.many)
+        cli_set_stream(k == OUT_CSV ? "file,class,name,score,x1,y1,x2,y2\n" : "", k == OUT_JSON ? ",\n" : "");
     gvis_buf br = {0};
     if (o.many && k == OUT_JSON && (gvis_buf_printf(&br, "[\n") || cli_write_output(ctx, "-", &br))) {
         if (!cli_stdout_closed()) /* a reader that has gone: quiet, status 1 */
@@ -502,7 +499,7 @@ int cmd_yolo_decode(int argc, char **argv)
         status = cli_run_batch(&cmd, &args, ctx, yolo_one, &o, ext);
         br.len = 0;
         if (o.many && k == OUT_JSON &&
-            (gvis_buf_printf(&br, o.json_count ? "\n]\n" : "]\n") || cli_write_output(ctx, "-", &br))) {
+            (gvis_buf_printf(&br, cli_stream_items() ? "\n]\n" : "]\n") || cli_write_output(ctx, "-", &br))) {
             if (!cli_stdout_closed())
                 cli_error("error writing to standard output: %s", gvis_errmsg());
             status = EXIT_RUNTIME;

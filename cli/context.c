@@ -108,6 +108,8 @@ void cli_finish(gvis_ctx *ctx, double t0_ms)
 
 int cli_write_output(gvis_ctx *ctx, const char *path, const gvis_buf *b)
 {
+    if (strcmp(path, "-") == 0 && cli_stream_capturing()) /* kept for the stream, in input order */
+        return cli_stream_take(b);
     double t0 = gvis_now_ms();
     int rc = gvis_write_file_atomic(path, b->data ? (const void *)b->data : "", b->len);
     gvis_ctx_timing(ctx)->save_ms += gvis_now_ms() - t0;
