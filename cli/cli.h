@@ -148,13 +148,6 @@ int cli_distinct_outputs(const char *dir, char *const *inputs, int n, const char
  * (free both).  A file without a partner is reported and counted in *missing; no pair at
  * all is a usage error.  Returns -1 when done, else the exit status (reported). */
 int cli_pair_dirs(const char *ldir, const char *rdir, char ***paths, int *npairs, char **text, int *missing);
-/* Runs one(ctx, i, arg) for i < n on --jobs threads, each with its own context (ctx the
- * first), and report(i, status, arg) on the calling thread in input order; a non-zero
- * report stops the run (those in flight finish).  Returns -1, or an exit status after
- * reporting that the threads could not start. */
-typedef int (*cli_pair_fn)(gvis_ctx *ctx, int i, void *arg);
-typedef int (*cli_pair_report)(int i, int status, void *arg);
-int cli_run_pairs(gvis_ctx *ctx, int n, cli_pair_fn one, cli_pair_report report, void *arg);
 
 /* Progress of a batch (cli/progress.c): begin(total) on the main thread, step() once per
  * file as it is reported, end() when the batch stops; clear() before a message;

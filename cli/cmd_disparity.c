@@ -407,15 +407,10 @@ int cmd_disparity(int argc, char **argv)
     const int dirs_failed = status != EXIT_OK;
     cli_progress_begin(dirs_failed ? 0 : npairs);
     if (!dirs_failed) {
-        struct disp_run run = {&o, pairs, args.output, ext, calloc((size_t)npairs, sizeof *run.res), EXIT_OK};
-        int st = run.res ? cli_run_pairs(ctx, npairs, disp_pair_one, disp_pair_report, &run) : EXIT_RUNTIME;
-        if (!run.res)
-            cli_error("out of memory");
-        if (st < 0)
-            st = run.status;
+        struct disp_run run = {&o, pairs, args.output, ext};
+        int st = disp_run_pairs(ctx, &run, npairs);
         if (st > status)
             status = st;
-        free(run.res);
     }
     cli_progress_end();
     if (unpaired && status < EXIT_RUNTIME) /* each reported by cli_pair_dirs */

@@ -48,20 +48,30 @@ int disp_out_kind(const char *format, const char *path);
 const char *disp_kind_ext(int kind);
 /* Prints one pair's scores (to o->score_out). */
 void disp_print_score(struct disp_opts *o, const struct pair *pr, const gvis_disp_score_t *s, double scale);
-/* Matches one pair and writes its outputs as one set: all or none (issue 13). */
-int disparity_one_set(gvis_ctx *ctx, const struct disp_opts *o, const struct pair *pr, const char *out,
-                      struct disp_result *res);
+/* One pair in flight: its output paths, images, maps and result. */
+struct disp_item {
+    char *out, *right, *preview, *ply; /* NULL: not written */
+    gvis_image L, R, G;
+    gvis_disp dl, dr;
+    struct disp_result res;
+};
+void disp_item_clear(struct disp_item *it);
+/* The three stages of a pair (disparity_out.c), each a gvis status: read checks the
+ * outputs (it->out set by the caller) and loads the images; compute matches them on
+ * ctx's device; write writes every output as one set (all or none, issue 13) and scores
+ * against the ground truth.  res.fail_file names the file a failure is about. */
+int disp_pair_read(gvis_ctx *ctx, const struct disp_opts *o, const struct pair *pr, struct disp_item *it);
+int disp_pair_compute(gvis_ctx *ctx, const struct disp_opts *o, const struct pair *pr, struct disp_item *it);
+int disp_pair_write(gvis_ctx *ctx, const struct disp_opts *o, const struct pair *pr, struct disp_item *it);
 
-/* The run over every pair: disp_pair_one on a worker's context, disp_pair_report on the
- * main thread in input order (cli_run_pairs). */
+/* The run over every pair (disparity_run.c): reader, device and writer threads of the
+ * staged pipeline (--jobs, --device lists), each pair reported, its scores printed and
+ * summed on the calling thread in input order.  Returns the exit status. */
 struct disp_run {
     struct disp_opts *o;
     const struct pair *pairs;
     const char *output, *ext;
-    struct disp_result *res;
-    int status;
 };
-int disp_pair_one(gvis_ctx *ctx, int i, void *arg);
-int disp_pair_report(int i, int rc, void *arg);
+int disp_run_pairs(gvis_ctx *ctx, const struct disp_run *run, int n);
 
 #endif

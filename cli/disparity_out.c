@@ -110,25 +110,36 @@ void disp_print_score(struct disp_opts *o, const struct pair *pr, const gvis_dis
     fflush(f);
 }
 
-static int disparity_one(gvis_ctx *ctx, const struct disp_opts *o, const struct pair *pr, const char *out,
-                         struct disp_result *res)
+void disp_item_clear(struct disp_item *it)
 {
-    gvis_image L = {0}, R = {0}, G = {0};
-    gvis_disp dl = {0}, dr = {0};
-    char *right_path = NULL, *preview_path = NULL, *ply_path = NULL;
+    gvis_image_free(&it->L);
+    gvis_image_free(&it->R);
+    gvis_image_free(&it->G);
+    gvis_disp_free(&it->dl);
+    gvis_disp_free(&it->dr);
+    free(it->out);
+    free(it->right);
+    free(it->preview);
+    free(it->ply);
+    free(it->res.msg);
+    memset(it, 0, sizeof *it);
+}
+
+int disp_pair_read(gvis_ctx *ctx, const struct disp_opts *o, const struct pair *pr, struct disp_item *it)
+{
+    struct disp_result *res = &it->res;
+    const char *out = it->out;
     const char *main_ext = disp_kind_ext(o->format ? disp_out_kind(o->format, NULL) : out && !o->many ? disp_out_kind(NULL, out) : OUT_KITTI);
-    int rc = GVIS_OK;
     if (o->right_out)
-        right_path = out_path(o->right_out, pr, main_ext, o->many);
+        it->right = out_path(o->right_out, pr, main_ext, o->many);
     if (o->preview)
-        preview_path = out_path(o->preview, pr, "png", o->many);
+        it->preview = out_path(o->preview, pr, "png", o->many);
     if (o->ply)
-        ply_path = out_path(o->ply, pr, "ply", o->many);
-    if ((o->right_out && !right_path) || (o->preview && !preview_path) || (o->ply && !ply_path)) {
-        rc = gvis_error(GVIS_E_NOMEM, "out of memory");
-        goto done;
-    }
-    const char *outs[4] = {out, right_path, preview_path, ply_path};
+        it->ply = out_path(o->ply, pr, "ply", o->many);
+    if ((o->right_out && !it->right) || (o->preview && !it->preview) || (o->ply && !it->ply))
+        return gvis_error(GVIS_E_NOMEM, "out of memory");
+    int rc = GVIS_OK;
+    const char *outs[4] = {out, it->right, it->preview, it->ply};
     for (int i = 0; i < 4 && !rc; i++)
         rc = refuse_input(outs[i], pr);
     /* two outputs given one name: the second would replace the first */
@@ -141,59 +152,70 @@ static int disparity_one(gvis_ctx *ctx, const struct disp_opts *o, const struct 
         if (outs[i])
             rc = gvis_outset_check(outs[i]);
     if (rc)
-        goto done;
+        return rc;
     res->fail_file = pr->left;
-    if ((rc = gvis_load(ctx, pr->left, &L)))
-        goto done;
+    if ((rc = gvis_load(ctx, pr->left, &it->L)))
+        return rc;
     res->fail_file = pr->right;
-    if ((rc = gvis_load(ctx, pr->right, &R)))
-        goto done;
+    if ((rc = gvis_load(ctx, pr->right, &it->R)))
+        return rc;
     res->fail_file = pr->gt;
-    if (pr->gt && (rc = gvis_load(ctx, pr->gt, &G)))
-        goto done;
+    if (pr->gt && (rc = gvis_load(ctx, pr->gt, &it->G)))
+        return rc;
     /* was found only after matching (issue 13); --method phase checks its own, with --roi */
-    if (pr->gt && o->m.method == DISP_SGM && (G.width != L.width || G.height != L.height)) {
-        rc = gvis_error(GVIS_E_FORMAT, "ground truth is %dx%d but the images are %dx%d", G.width, G.height, L.width,
-                        L.height);
-        goto done;
-    }
+    if (pr->gt && o->m.method == DISP_SGM && (it->G.width != it->L.width || it->G.height != it->L.height))
+        return gvis_error(GVIS_E_FORMAT, "ground truth is %dx%d but the images are %dx%d", it->G.width, it->G.height,
+                          it->L.width, it->L.height);
     res->fail_file = pr->left;
-    if ((rc = disp_method_run(ctx, &o->m, &o->p, &L, &R, pr->gt ? &G : NULL, &dl, right_path ? &dr : NULL)))
-        goto done;
-    if (out && (rc = save_map(ctx, o, out, &dl)))
-        goto done;
-    if (right_path && (rc = save_map(ctx, o, right_path, &dr)))
-        goto done;
-    if (preview_path) {
+    return GVIS_OK;
+}
+
+int disp_pair_compute(gvis_ctx *ctx, const struct disp_opts *o, const struct pair *pr, struct disp_item *it)
+{
+    it->res.fail_file = pr->left;
+    return disp_method_run(ctx, &o->m, &o->p, &it->L, &it->R, pr->gt ? &it->G : NULL, &it->dl,
+                           it->right ? &it->dr : NULL);
+}
+
+/* The writes of disp_pair_write, inside its output set. */
+static int write_outputs(gvis_ctx *ctx, const struct disp_opts *o, const struct pair *pr, struct disp_item *it)
+{
+    struct disp_result *res = &it->res;
+    int rc;
+    if (it->out && (rc = save_map(ctx, o, it->out, &it->dl)))
+        return rc;
+    if (it->right && (rc = save_map(ctx, o, it->right, &it->dr)))
+        return rc;
+    if (it->preview) {
         gvis_image pv = {0};
-        rc = gvis_disp_preview(&dl, 0, 0, &pv);
+        rc = gvis_disp_preview(&it->dl, 0, 0, &pv);
         if (!rc)
-            rc = gvis_save(ctx, preview_path, GVIS_FMT_PNG, &pv);
+            rc = gvis_save(ctx, it->preview, GVIS_FMT_PNG, &pv);
         gvis_image_free(&pv);
         if (rc)
-            goto done;
+            return rc;
     }
-    if (ply_path) {
+    if (it->ply) {
         double q[16];
         if (o->have_q)
             memcpy(q, o->q, sizeof q);
         else
-            gvis_disp_q(o->focal, o->baseline, isnan(o->cx) ? (L.width - 1) / 2.0 : o->cx,
-                        isnan(o->cy) ? (L.height - 1) / 2.0 : o->cy, q);
+            gvis_disp_q(o->focal, o->baseline, isnan(o->cx) ? (it->L.width - 1) / 2.0 : o->cx,
+                        isnan(o->cy) ? (it->L.height - 1) / 2.0 : o->cy, q);
         gvis_buf b = {0};
         size_t np = 0, dropped = 0;
         rc = gvis_disp_q_check(q);
         if (!rc)
-            rc = gvis_disp_ply(&dl, &L, q, &b, &np, &dropped);
+            rc = gvis_disp_ply(&it->dl, &it->L, q, &b, &np, &dropped);
         if (!rc)
-            rc = cli_write_output(ctx, ply_path, &b);
+            rc = cli_write_output(ctx, it->ply, &b);
         gvis_buf_free(&b);
         if (rc)
-            goto done;
-        gvis_log(ctx, GVIS_LOG_INFO, "%s: %zu points", ply_path, np);
+            return rc;
+        gvis_log(ctx, GVIS_LOG_INFO, "%s: %zu points", it->ply, np);
         if (dropped) /* the rest of issue 13 item 4: said, never written as inf */
             gvis_log(ctx, GVIS_LOG_WARN, "%s: %zu points left out: not finite in float32 (see --focal, --baseline, --cx, --cy or --q)",
-                     ply_path, dropped);
+                     it->ply, dropped);
     }
     if (pr->gt) {
         /* one rule for --gt and the third column of --pairs: without --gt-scale the scale
@@ -201,43 +223,32 @@ static int disparity_one(gvis_ctx *ctx, const struct disp_opts *o, const struct 
         double scale = o->gt_scale, guess = 1, ratio = 0;
         res->fail_file = pr->gt;
         if (isnan(scale)) {
-            if ((rc = gvis_disp_gt_scale(&dl, &G, o->gt_border, &scale, &ratio)))
-                goto done;
+            if ((rc = gvis_disp_gt_scale(&it->dl, &it->G, o->gt_border, &scale, &ratio)))
+                return rc;
             cli_info("'%s': ground-truth scale %g (its values are %.3g times the disparities found; --gt-scale sets it)",
                      pr->gt, scale, ratio);
-        } else if (gvis_disp_gt_scale(&dl, &G, o->gt_border, &guess, &ratio) == GVIS_OK &&
+        } else if (gvis_disp_gt_scale(&it->dl, &it->G, o->gt_border, &guess, &ratio) == GVIS_OK &&
                    (guess > 1.5 * scale || scale > 1.5 * guess)) {
             cli_warn("'%s': --gt-scale %g, but its values are %.3g times the disparities found (scale %g?)", pr->gt,
                      scale, ratio, guess);
         }
         gvis_disp_score_t s;
-        if ((rc = gvis_disp_score(&dl, &G, scale, o->gt_border, &s)))
-            goto done;
+        if ((rc = gvis_disp_score(&it->dl, &it->G, scale, o->gt_border, &s)))
+            return rc;
         res->fail_file = pr->left;
         res->s = s;
         res->scale = scale;
         res->scored = 1;
     }
-done:
-    gvis_image_free(&L);
-    gvis_image_free(&R);
-    gvis_image_free(&G);
-    gvis_disp_free(&dl);
-    gvis_disp_free(&dr);
-    free(right_path);
-    free(preview_path);
-    free(ply_path);
-    return rc;
+    return GVIS_OK;
 }
 
-/* One pair's outputs (map, right map, preview, PLY) are one set: all or none (issue 13). */
-int disparity_one_set(gvis_ctx *ctx, const struct disp_opts *o, const struct pair *pr, const char *out,
-                             struct disp_result *res)
+int disp_pair_write(gvis_ctx *ctx, const struct disp_opts *o, const struct pair *pr, struct disp_item *it)
 {
     gvis_outset *set = gvis_outset_begin();
     if (!set)
         return gvis_error(GVIS_E_NOMEM, "out of memory");
-    int rc = disparity_one(ctx, o, pr, out, res);
+    int rc = write_outputs(ctx, o, pr, it);
     if (!rc)
         return gvis_outset_commit(set);
     gvis_outset_abort(set);

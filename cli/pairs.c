@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "pipeline.h"
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -133,61 +132,4 @@ int cli_pair_dirs(const char *ldir, const char *rdir, char ***paths, int *npairs
     *npairs = n;
     *text = (char *)b.data;
     return -1;
-}
-
-struct pairs_run {
-    gvis_ctx **ctxs;
-    cli_pair_fn one;
-    cli_pair_report report;
-    void *arg;
-};
-
-static int pr_work(void *v, int worker, int i)
-{
-    struct pairs_run *r = v;
-    return r->one(r->ctxs[worker], i, r->arg);
-}
-
-static int pr_done(void *v, int i, int rc)
-{
-    struct pairs_run *r = v;
-    return r->report(i, rc, r->arg);
-}
-
-int cli_run_pairs(gvis_ctx *ctx, int n, cli_pair_fn one, cli_pair_report report, void *arg)
-{
-    int jobs = g_opts.jobs ? g_opts.jobs : gvis_threads();
-    if (jobs > n)
-        jobs = n;
-    if (jobs <= 1) {
-        for (int i = 0; i < n; i++)
-            if (report(i, one(ctx, i, arg), arg))
-                break;
-        return -1;
-    }
-    struct pairs_run r = {calloc((size_t)jobs, sizeof *r.ctxs), one, report, arg};
-    if (!r.ctxs) {
-        cli_error("out of memory");
-        return EXIT_RUNTIME;
-    }
-    int status = -1, saved = g_opts.verbose;
-    r.ctxs[0] = ctx;
-    g_opts.verbose = 0; /* "device ..." once, not per worker */
-    for (int w = 1; w < jobs && status < 0; w++) {
-        int st;
-        if (!(r.ctxs[w] = cli_context_on(&st, w)))
-            status = st;
-    }
-    g_opts.verbose = saved;
-    if (status < 0 && gvis_pipeline_run(n, jobs, 2 * jobs, pr_work, pr_done, &r) < 0) {
-        cli_error("cannot start worker threads");
-        status = EXIT_RUNTIME;
-    }
-    for (int w = 1; w < jobs; w++)
-        if (r.ctxs[w]) {
-            gvis_timing_add(gvis_ctx_timing(ctx), gvis_ctx_timing(r.ctxs[w])); /* --timing: every worker's */
-            gvis_ctx_free(r.ctxs[w]);
-        }
-    free(r.ctxs);
-    return status;
 }

@@ -195,7 +195,7 @@ static int st_done(void *v, int index, int status)
     return stop;
 }
 
-static gvis_ctx *io_ctx(const gvis_ctx *from)
+gvis_ctx *gvis_io_ctx(const gvis_ctx *from)
 {
     gvis_ctx *c = calloc(1, sizeof *c);
     if (!c)
@@ -233,10 +233,10 @@ int gvis_image_batch_run(const gvis_image_batch *b)
      * CPU context with the same I/O options */
     int dev_io = b->make_ctx && b->entries > 0 && b->ctxs[0]->nvj;
     for (int i = 0; i < b->readers; i++)
-        if (!(dev_io && (r.rctx[i] = b->make_ctx(b->user, i % b->entries))) && !(r.rctx[i] = io_ctx(b->ctxs[0])))
+        if (!(dev_io && (r.rctx[i] = b->make_ctx(b->user, i % b->entries))) && !(r.rctx[i] = gvis_io_ctx(b->ctxs[0])))
             goto out;
     for (int i = 0; i < b->writers; i++)
-        if (!(dev_io && (r.wctx[i] = b->make_ctx(b->user, i % b->entries))) && !(r.wctx[i] = io_ctx(b->ctxs[0])))
+        if (!(dev_io && (r.wctx[i] = b->make_ctx(b->user, i % b->entries))) && !(r.wctx[i] = gvis_io_ctx(b->ctxs[0])))
             goto out;
     for (int i = 0; i < b->workers; i++)
         r.pin |= b->ctxs[i]->on_cuda;

@@ -51,4 +51,8 @@ typedef struct {
  * The stage times of every thread's context are added to ctxs[0]'s timing. */
 int gvis_image_batch_run(const gvis_image_batch *b);
 
+/* A CPU context for a reader or writer thread: from's I/O options, log and --repeat
+ * (gvis_ctx_free frees it; its timing is its own).  NULL when out of memory. */
+gvis_ctx *gvis_io_ctx(const gvis_ctx *from);
+
 #endif
