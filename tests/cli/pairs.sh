@@ -49,6 +49,40 @@ check "scores in input order" diff <(grep -o '"left": "[^"]*"' scores1) <(printf
 ok "--left-dir, -j 3" "$GVIS" disparity $D --left-dir L --right-dir R -o bydir3/ -j 3
 check "--left-dir: -j 3 = -j 1" diff -r bydir bydir3
 
+# the staged pipeline (read / match / write threads): a failure in each stage among good
+# pairs, a pair named twice, every output kind; maps, scores, messages (in input order)
+# and the exit status the same at -j 1, 3 and 7
+mkdir -p F
+printf 'not a png' >F/corrupt.png
+"$MKIMAGE" 50 30 1 u8 random F/wide.png            # the right view of another size
+"$MKIMAGE" 20 10 1 u8 random F/gt_small.png        # a ground truth of another size
+"$MKIMAGE" 56 26 1 u8 random F/gt.png
+{
+  printf '%s %s\n' L/s1.png R/s1.png
+  printf '%s %s\n' F/corrupt.png R/s2.png          # fails when read
+  printf '%s %s %s\n' L/s2.png R/s2.png F/gt_small.png  # fails its check after the read
+  printf '%s %s\n' L/s3.png F/wide.png             # fails when matched
+  printf '%s %s %s\n' L/s2.png R/s2.png F/gt.png   # written and scored (a 2nd time: the same file)
+  printf '%s %s\n' L/s1.png R/s1.png               # the first pair again
+} >mixed.txt
+for j in 1 3 7; do
+  run "$GVIS" disparity $D --pairs mixed.txt -o "mx$j/{index}.pfm" --right "mr$j/" --preview "mp$j/" \
+    --ply "ml$j/" --focal 100 --baseline 0.1 --gt-scale 1 -j $j
+  check "mixed pairs -j $j: exit 1" test "$rc" -eq 1
+  cp out "mxout$j"; cp err "mxerr$j"
+done
+check "mixed pairs: the corrupt left named" grep -q "'F/corrupt.png'" mxerr1
+check "mixed pairs: the small ground truth named" grep -q "'F/gt_small.png': ground truth is 20x10" mxerr1
+check "mixed pairs: three failures said" [ "$(wc -l <mxerr1)" -eq 3 ]
+check "mixed pairs: three pairs written" [ "$(ls mx1 | wc -l)" -eq 3 ] && [ "$(ls ml1 | wc -l)" -eq 2 ]
+for j in 3 7; do
+  check "mixed pairs: maps -j $j = -j 1" diff -r mx1 "mx$j"
+  check "mixed pairs: right maps, previews, clouds -j $j = -j 1" \
+    bash -c "diff -r mr1 mr$j && diff -r mp1 mp$j && diff -r ml1 ml$j"
+  check "mixed pairs: scores -j $j = -j 1" cmp -s mxout1 "mxout$j"
+  check "mixed pairs: messages in input order, -j $j = -j 1" cmp -s mxerr1 "mxerr$j"
+done
+
 # usage errors
 mkdir -p E
 "$MKIMAGE" 48 25 1 u8 random E/other.png
