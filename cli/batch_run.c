@@ -98,6 +98,8 @@ static int chain_done(void *v, int i, int rc)
 {
     struct jobs_run *r = v;
     if (r->stream) { /* the file's text in input order, with its other outputs: all or none */
+        if (r->stopped && rc != GVIS_PIPE_CANCELLED) /* finished in flight after a stop: -j 1 */
+            rc = GVIS_PIPE_CANCELLED;                /* would not have written it */
         if (!rc && (rc = cli_stream_flush(r->ctxs[0], &r->text[i], r->wrote[i])))
             r->msgs[i] = strdup(gvis_errmsg());
         gvis_buf_free(&r->text[i]);
@@ -107,7 +109,7 @@ static int chain_done(void *v, int i, int rc)
             cli_progress_step();
             if (r->status < EXIT_RUNTIME)
                 r->status = EXIT_RUNTIME;
-            r->closed = 1;
+            r->closed = r->stopped = 1;
             return 1;
         }
     }

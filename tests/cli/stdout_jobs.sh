@@ -53,6 +53,13 @@ printf 'in/f07b.png\nin/f01.png\nin/f02.png\nin/f07b.png\nin/f03.png\n' >bad-fir
 check "hist: a corrupt first file, -j 3 = -j 1" cmp -s bf.1 bf.3
 check "hist: a corrupt first file, the header first and once" \
   test "$(head -1 bf.1)" = "file,channel,bin,count" -a "$(grep -c '^file,' bf.1)" -eq 1
+# --fail-fast: what -j 1 wrote before the corrupt file, and nothing finished in flight after it
+"$GVIS" --cpu hist --fail-fast in -j 1 >ff.1 2>/dev/null; rc1=$?
+"$GVIS" --cpu hist --fail-fast in -j 3 >ff.3 2>ff.err; rc3=$?
+check "hist --fail-fast: status 1 at -j 1 and -j 3" test "$rc1" -eq 1 -a "$rc3" -eq 1
+check "hist --fail-fast: -j 3 = -j 1" cmp -s ff.1 ff.3
+check "hist --fail-fast: the files before the corrupt one" \
+  diff <(tail -n +2 ff.3 | cut -d, -f1 | uniq) <(ls in/* | sed '/f07b/,$d')
 # standard output as -o -
 "$GVIS" --cpu hist in -o - -j 3 >dash.3 2>/dev/null
 check "hist -o - -j 3 = -j 1" cmp -s h.1 dash.3
