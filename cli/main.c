@@ -9,7 +9,6 @@
 
 #include "cli.h"
 #include "gvis_config.h"
-#include "pipeline.h"
 
 static const struct command {
     const char *name;
@@ -64,7 +63,6 @@ static void on_signal(int sig)
         return;
     }
     cli_progress_interrupted(); /* before the removal: it and raise() stay back to back */
-    gvis_pipeline_freeze();     /* no batch thread makes a temporary after the removal */
     gvis_remove_temp_files();
     signal(sig, SIG_DFL);
     raise(sig);

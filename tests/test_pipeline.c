@@ -3,9 +3,7 @@
  * item reported and the rest going on, a stop from done() starting nothing new. */
 #include <pthread.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "pipeline.h"
 #include "testlib.h"
@@ -185,65 +183,6 @@ static void staged(int n, int readers, int workers, int writers, int inflight, i
     pthread_mutex_destroy(&s.mu);
 }
 
-/* ---- gvis_pipeline_freeze: every stage thread stops where it stands ---- */
-
-static long f_calls[GVIS_PIPE_STAGES]; /* stage calls begun and ended, per stage */
-
-static int f_stage(int k)
-{
-    __atomic_add_fetch(&f_calls[k], 1, __ATOMIC_SEQ_CST);
-    struct timespec ts = {0, 300000};
-    nanosleep(&ts, NULL);
-    __atomic_add_fetch(&f_calls[k], 1, __ATOMIC_SEQ_CST);
-    return 0;
-}
-static int f_read(void *v, int t, int i, int slot) { (void)v, (void)t, (void)i, (void)slot; return f_stage(0); }
-static int f_compute(void *v, int t, int i, int slot) { (void)v, (void)t, (void)i, (void)slot; return f_stage(1); }
-static int f_write(void *v, int t, int i, int slot) { (void)v, (void)t, (void)i, (void)slot; return f_stage(2); }
-
-static long f_total(void)
-{
-    long n = 0;
-    for (int k = 0; k < GVIS_PIPE_STAGES; k++)
-        n += __atomic_load_n(&f_calls[k], __ATOMIC_SEQ_CST);
-    return n;
-}
-
-/* In the child: after 30 ms of work, freeze; then nothing may move for 100 ms. */
-static void *f_stopper(void *v)
-{
-    (void)v;
-    struct timespec ts = {0, 30000000};
-    nanosleep(&ts, NULL);
-    long before = f_total();
-    gvis_pipeline_freeze();
-    long at = f_total();
-    ts.tv_nsec = 100000000;
-    nanosleep(&ts, NULL);
-    long after = f_total();
-    _exit(before > 0 && at == after ? 0 : 3);
-}
-
-/* Runs a long staged batch in a child process that the freeze ends; 1 when it held. */
-static int freeze_holds(void)
-{
-    pid_t pid = fork();
-    if (pid < 0)
-        return 0;
-    if (pid == 0) {
-        pthread_t th;
-        if (pthread_create(&th, NULL, f_stopper, NULL))
-            _exit(4);
-        gvis_pipe_stages st = {{f_read, f_compute, f_write}, {3, 2, 3}, 12, NULL, NULL};
-        gvis_pipeline_run_stages(1 << 20, &st);
-        _exit(5); /* the batch ended before the freeze */
-    }
-    int status = 0;
-    if (waitpid(pid, &status, 0) != pid)
-        return 0;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
 int main(void)
 {
     CHECK(gvis_pipeline_run(0, 4, 8, work, done, NULL) == 0);
@@ -285,6 +224,5 @@ int main(void)
         gvis_pipe_stages none = {{NULL, NULL, NULL}, {1, 1, 1}, 4, NULL, NULL};
         CHECK(gvis_pipeline_run_stages(5, &none) == -1);
     }
-    CHECK(freeze_holds());
     return t_done("test_pipeline");
 }

@@ -27,14 +27,12 @@ static void *worker_main(void *v)
 {
     struct worker *w = v;
     struct pipe *p = w->p;
-    gvis_pipe_thread_enter(); /* stopped by an interrupt (freeze.c) */
     for (;;) {
         pthread_mutex_lock(&p->mu);
         while (!p->stop && p->next < p->n && p->next - p->reported >= p->inflight)
             pthread_cond_wait(&p->cv, &p->mu);
         if (p->stop || p->next >= p->n) {
             pthread_mutex_unlock(&p->mu);
-            gvis_pipe_thread_leave();
             return NULL;
         }
         int i = p->next++;
@@ -68,7 +66,6 @@ int gvis_pipeline_run(int n, int jobs, int inflight, gvis_pipe_work work, gvis_p
         free(th);
         return -1;
     }
-    gvis_pipe_install_freeze();
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.cv, NULL);
     int started = 0;

@@ -52,16 +52,4 @@ typedef struct {
  * not be started or no stage has a function (then done() was not called). */
 int gvis_pipeline_run_stages(int n, const gvis_pipe_stages *s);
 
-/* ---- an interrupt (freeze.c) ----
- * gvis_pipeline_freeze(), for a signal handler (async-signal-safe): stops every thread of
- * the pipelines where it stands and returns once each is stopped or has ended, so that
- * no thread creates a file after it (a temporary output the handler would miss).  The
- * threads stay stopped: the handler is to end the process.  The pipelines' threads call
- * gvis_pipe_thread_enter() first and gvis_pipe_thread_leave() last; whoever starts them
- * calls gvis_pipe_install_freeze() before (it takes SIGUSR2). */
-void gvis_pipeline_freeze(void);
-void gvis_pipe_install_freeze(void);
-void gvis_pipe_thread_enter(void);
-void gvis_pipe_thread_leave(void);
-
 #endif

@@ -71,7 +71,6 @@ static void *stage_main(void *v)
     struct thread *t = v;
     struct run *r = t->r;
     const gvis_pipe_stages *s = r->s;
-    gvis_pipe_thread_enter(); /* stopped by an interrupt before it writes again */
     pthread_mutex_lock(&r->mu);
     for (;;) {
         int finished = 0;
@@ -107,7 +106,6 @@ static void *stage_main(void *v)
     }
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
-    gvis_pipe_thread_leave();
     return NULL;
 }
 
@@ -132,7 +130,6 @@ int gvis_pipeline_run_stages(int n, const gvis_pipe_stages *s)
         free(th);
         return -1;
     }
-    gvis_pipe_install_freeze();
     pthread_mutex_init(&r.mu, NULL);
     pthread_cond_init(&r.cv, NULL);
     int started = 0, ok = 1, have[GVIS_PIPE_STAGES] = {0};
