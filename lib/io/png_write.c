@@ -23,7 +23,6 @@ struct png_write {
     int nomem;
     char msg[200];
     png_bytep *rows;
-    gvis_buf z; /* the zlib stream of the strips */
 };
 
 static void write_mem(png_structp p, png_bytep data, size_t n)
@@ -111,33 +110,62 @@ static void deflate_strip(void *arg, int index, int count)
     free(f);
 }
 
-/* Filters and deflates the image in strips; the zlib stream (header, strips, Adler-32)
- * into *out.  GVIS_OK, or an error with nothing allocated. */
-static int deflate_parallel(const gvis_image *img, int n, gvis_buf *out)
+/* Filters and deflates the image in strips (j->s, freed by the caller, also after a
+ * png_error).  GVIS_OK, or an error. */
+static int deflate_parallel(const gvis_image *img, int n, struct strips *j)
 {
-    struct strips j = {img, calloc((size_t)n, sizeof(struct strip)), n};
-    if (!j.s)
+    j->img = img;
+    j->n = n;
+    if (!(j->s = calloc((size_t)n, sizeof(struct strip))))
         return gvis_error(GVIS_E_NOMEM, "out of memory writing PNG");
-    gvis_parallel(n, deflate_strip, &j);
-    int rc = GVIS_OK;
+    gvis_parallel(n, deflate_strip, j);
+    for (int i = 0; i < n; i++)
+        if (j->s[i].failed)
+            return gvis_error(GVIS_E_NOMEM, "out of memory writing PNG");
+    return GVIS_OK;
+}
+
+/* The zlib stream (header, the strips, Adler-32) as IDAT chunks of at most 1 GiB, written
+ * straight from the strips, each freed once written: the compressed image is held about
+ * once (strips going out, file coming in), not in a joined copy besides. */
+static void write_idat(png_structp p, struct strips *j)
+{
     static const uint8_t head[2] = {0x78, 0x01}; /* deflate, 32K window, level 1 */
     uLong adler = adler32(0, Z_NULL, 0);
-    for (int i = 0; i < n && !rc; i++)
-        if (j.s[i].failed)
-            rc = gvis_error(GVIS_E_NOMEM, "out of memory writing PNG");
-    if (!rc)
-        rc = gvis_buf_append(out, head, 2);
-    for (int i = 0; i < n && !rc; i++) {
-        rc = gvis_buf_append(out, j.s[i].z, j.s[i].zlen);
-        adler = adler32_combine(adler, j.s[i].adler, (z_off_t)j.s[i].raw);
+    size_t total = 2 + 4;
+    for (int i = 0; i < j->n; i++) {
+        total += j->s[i].zlen;
+        adler = adler32_combine(adler, j->s[i].adler, (z_off_t)j->s[i].raw);
     }
-    uint8_t tail[4] = {(uint8_t)(adler >> 24), (uint8_t)(adler >> 16), (uint8_t)(adler >> 8), (uint8_t)adler};
-    if (!rc)
-        rc = gvis_buf_append(out, tail, 4);
-    for (int i = 0; i < n; i++)
-        free(j.s[i].z);
-    free(j.s);
-    return rc;
+    const uint8_t tail[4] = {(uint8_t)(adler >> 24), (uint8_t)(adler >> 16), (uint8_t)(adler >> 8), (uint8_t)adler};
+    int piece = -1; /* -1 the header, 0..n-1 the strips, n the tail */
+    size_t off = 0, most = (size_t)1 << 30;
+    const char *t = getenv("GVIS_TEST_PNG_IDAT_MAX"); /* tests: chunks that split strips */
+    if (t && atol(t) > 0)
+        most = (size_t)atol(t);
+    while (total) {
+        size_t k = total < most ? total : most;
+        total -= k;
+        png_write_chunk_start(p, (png_const_bytep) "IDAT", (png_uint_32)k);
+        while (k) {
+            const uint8_t *d = piece < 0 ? head : piece < j->n ? j->s[piece].z : tail;
+            size_t len = piece < 0 ? 2 : piece < j->n ? j->s[piece].zlen : 4;
+            size_t m = len - off < k ? len - off : k;
+            if (m)
+                png_write_chunk_data(p, d + off, m);
+            off += m;
+            k -= m;
+            if (off == len) {
+                if (piece >= 0 && piece < j->n) {
+                    free(j->s[piece].z);
+                    j->s[piece].z = NULL;
+                }
+                piece++;
+                off = 0;
+            }
+        }
+        png_write_chunk_end(p);
+    }
 }
 
 /* Strips for an image of this size: none (libpng on one thread) when small or when a
@@ -158,7 +186,8 @@ int gvis_png_encode(const gvis_image *img, const gvis_io_opts *o, gvis_buf *b)
     if (gvis_mul_size((size_t)img->width * img->channels * img->type + 1, (size_t)img->height, &rows) ||
         rows > GVIS_ENCODE_MAX)
         return gvis_too_large("PNG", rows, GVIS_ENCODE_MAX);
-    struct png_write s = {b, 0, "", NULL, {0}};
+    struct strips j = {img, NULL, 0};
+    struct png_write s = {b, 0, "", NULL}; /* j's strips are freed at done, also after a png_error */
     png_structp p = png_create_write_struct(PNG_LIBPNG_VER_STRING, &s, on_error, on_warning);
     png_infop info = p ? png_create_info_struct(p) : NULL;
     if (!info) {
@@ -196,12 +225,9 @@ int gvis_png_encode(const gvis_image *img, const gvis_io_opts *o, gvis_buf *b)
     int n = strips_for(img, o);
     if (n > 1) {
         /* the pixels deflated in parallel, written as IDAT chunks of at most 1 GiB; IEND */
-        if ((rc = deflate_parallel(img, n, &s.z)))
+        if ((rc = deflate_parallel(img, n, &j)))
             goto done;
-        for (size_t at = 0; at < s.z.len; at += (size_t)1 << 30) {
-            size_t k = s.z.len - at < ((size_t)1 << 30) ? s.z.len - at : (size_t)1 << 30;
-            png_write_chunk(p, (png_const_bytep) "IDAT", s.z.data + at, k);
-        }
+        write_idat(p, &j);
         png_write_chunk(p, (png_const_bytep) "IEND", NULL, 0);
         goto done;
     }
@@ -217,7 +243,9 @@ int gvis_png_encode(const gvis_image *img, const gvis_io_opts *o, gvis_buf *b)
     png_write_end(p, NULL);
 done:
     free(s.rows);
-    gvis_buf_free(&s.z);
+    for (int i = 0; j.s && i < j.n; i++)
+        free(j.s[i].z);
+    free(j.s);
     png_destroy_write_struct(&p, &info);
     return rc;
 }
