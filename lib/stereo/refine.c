@@ -35,8 +35,9 @@
 #include "sgm.h"
 
 /* Rounds run until none changes a pixel: 10 to 16 on the Middlebury and synthetic scenes
- * (docs/notes-sgm.md); the bound only keeps a pathological input finite. */
-#define VOTE_ROUNDS_MAX 64
+ * (docs/notes-sgm.md); the bound (GVIS_REFINE_ROUNDS_MAX) only keeps a pathological input
+ * finite. */
+#define VOTE_ROUNDS_MAX GVIS_REFINE_ROUNDS_MAX
 #define VOTE_MIN 20
 #define VOTE_SHARE10 4 /* 0.4 */
 

@@ -6,8 +6,12 @@
 #include "internal.h"
 #include "sgm.h"
 #ifdef GVIS_HAVE_CUDA
+#include "quality_cuda.h"
 #include "sgm_cuda.h"
 #endif
+
+/* Passes of cross aggregation (lib/stereo/cross_aggregate.c), both devices. */
+#define CROSS_PASSES 2
 
 void gvis_sgm_defaults(gvis_sgm_params *p)
 {
@@ -197,7 +201,7 @@ static int sgm_cpu_once(void *arg)
         if (!cost)
             return gvis_error(GVIS_E_NOMEM, "out of memory for a %dx%dx%d cost volume", W, H, D);
         gvis_sgm_cost_volume(c->cl, c->cr, adl, adr, W, H, p, cost);
-        rc = gvis_cross_aggregate(cost, c->arms, W, H, D, 2);
+        rc = gvis_cross_aggregate(cost, c->arms, W, H, D, CROSS_PASSES);
         if (!rc)
             rc = gvis_sgm_aggregate_volume(cost, c->guide, W, H, p, c->sum, c->sum2);
         gvis_sgm_scratch_give(cost, cells);
@@ -276,12 +280,16 @@ size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int 
      * libSGM; else one u16 sum a pixel and disparity, D padded to 64), four disparity
      * maps, the two grey images (16-bit at most, pitch aside) */
     const size_t vol = per_path ? (size_t)p->paths * n * p->max_disp : n * GVIS_SGM_SUM_STRIDE(p->max_disp) * 2;
+    const size_t quality = (p->aggregate == GVIS_AGGREGATE_CROSS ? n * p->max_disp * 5 : 0) /* costs, u32 sums */
+                           + (p->aggregate == GVIS_AGGREGATE_CROSS || p->refine ? n * 9 + 256 : 0); /* arms, counts, labels */
     return 2 * n * 8 + n + vol + 4 * n * sizeof(int16_t) + 2 * n * 2 +
-           (p->cost == GVIS_COST_ADCENSUS ? n : 0); /* the right guide */
+           (p->cost == GVIS_COST_ADCENSUS ? n : 0) /* the right guide */ + quality;
 }
 
 int gvis_sgm_cuda_per_path(int width, int height, const gvis_sgm_params *p)
 {
+    if (p->aggregate == GVIS_AGGREGATE_CROSS)
+        return 0; /* the paths over a given volume add into the sum volume */
     const char *e = getenv("GVIS_SGM_PER_PATH");
     if (e && *e)
         return strcmp(e, "0") != 0;
@@ -303,6 +311,10 @@ typedef struct {
     int per_path;
     int16_t *d_t[4];
     int16_t *d_outl, *d_outr;
+    /* quality stages */
+    uint8_t *d_cost, *d_arms, *d_label;
+    uint32_t *d_sum32, *d_cnt;
+    int *d_counts;
 } sgm_launch_t;
 
 static int sgm_launch(void *arg, void *stream)
@@ -319,7 +331,27 @@ static int sgm_launch(void *arg, void *stream)
     const uint8_t *luts = p->cost == GVIS_COST_ADCENSUS ? g->luts : NULL;
     int16_t *l = g->d_t[0], *r = c->need_right ? g->d_t[1] : NULL, *l2 = g->d_t[2], *r2 = g->d_t[3];
     const int U = gvis_sgm_uniqueness_fixed(p->uniqueness);
-    if (g->per_path) {
+    if (!err && g->d_arms)
+        err = gvis_cu_cross_arms(g->d_guide, (size_t)W, W, H, g->d_arms, stream);
+    if (p->aggregate == GVIS_AGGREGATE_CROSS) {
+        /* the cost volume (census: identity table, no AD term), cross aggregation, paths over it */
+        uint8_t vl[128] = {0}, p2lut[256];
+        if (!luts)
+            for (int i = 0; i < 64; i++)
+                vl[i] = (uint8_t)i;
+        uint16_t *sum = (uint16_t *)(void *)g->d_lr;
+        gvis_sgm_p2_table(p, p2lut);
+        if (!err)
+            err = gvis_cu_sgm_cost_adcensus(g->d_cl, g->d_cr, g->d_guide, luts ? g->d_guide_r : g->d_guide, W, H, D, M,
+                                            luts ? luts : vl, g->d_cost, stream);
+        if (!err)
+            err = gvis_cu_cross_aggregate(g->d_cost, g->d_arms, W, H, D, CROSS_PASSES, g->d_sum32, g->d_cnt, stream);
+        if (!err)
+            err = gvis_cu_sgm_path_volume(g->d_cost, g->d_guide, W, H, D, p->p1, p2lut, p->paths, sum,
+                                          GVIS_SGM_SUM_STRIDE(D), stream);
+        if (!err)
+            err = gvis_cu_sgm_wta_sum(sum, GVIS_SGM_SUM_STRIDE(D), W, H, D, M, U, p->subpixel, l, r, stream);
+    } else if (g->per_path) {
         if (!err)
             err = gvis_cu_sgm_path_cost(g->d_cl, g->d_cr, g->d_guide, g->d_guide_r, luts, W, H, D, M, p->census, p->p1,
                                         p->p2, p->p2_adapt, 0, p->paths, g->d_lr, stream);
@@ -342,11 +374,26 @@ static int sgm_launch(void *arg, void *stream)
             post_swap(&r, &r2);
         }
     }
+    const int16_t *r_pre = r; /* the right map before the check (refinement's classes) */
     if (!err && p->lr_check >= 0) {
         err = gvis_cu_sgm_lrcheck(l, r, l2, c->out_r ? r2 : NULL, W, H, M, p->lr_check, stream);
         post_swap(&l, &l2);
         if (c->out_r)
             post_swap(&r, &r2);
+    }
+    if (!err && p->refine) { /* lib/stereo/refine.c's stages */
+        err = gvis_cu_refine_classify(l, r_pre, W, H, M, D, g->d_label, stream);
+        if (!err)
+            err = gvis_cu_refine_vote(l, l2, r_pre, g->d_label, g->d_arms, W, H, M, D, GVIS_REFINE_ROUNDS_MAX,
+                                      g->d_counts, stream);
+        if (!err)
+            err = gvis_cu_refine_interp(l, r_pre, g->d_label, g->d_guide, l2, W, H, M, stream);
+        post_swap(&l, &l2);
+        if (!err)
+            err = gvis_cu_sgm_fill(l, W, H, GVIS_SGM_INVALID(M), stream);
+        if (!err)
+            err = gvis_cu_sgm_median(l, l2, W, H, stream);
+        post_swap(&l, &l2);
     }
     if (!err && p->fill == GVIS_FILL_BACKGROUND) {
         err = gvis_cu_sgm_fill(l, W, H, GVIS_SGM_INVALID(M), stream);
@@ -361,8 +408,6 @@ static int sgm_launch(void *arg, void *stream)
 static int sgm_cuda(gvis_ctx *ctx, void *arg)
 {
     sgm_call *c = arg;
-    if (c->p->aggregate != GVIS_AGGREGATE_NONE || c->p->refine)
-        return gvis_error(GVIS_E_DEVICE, "cross aggregation and refinement (--preset quality) run on the CPU only so far");
     const int W = c->gl->width, H = c->gl->height, D = c->p->max_disp;
     const size_t n = (size_t)W * H;
     const int per_path = gvis_sgm_cuda_per_path(W, H, c->p);
@@ -395,9 +440,26 @@ static int sgm_cuda(gvis_ctx *ctx, void *arg)
         err = gvis_cu_buffer(ctx->job, 10, n, (void **)&g.d_guide_r);
         gvis_sgm_cost_luts(c->p->census, g.luts, g.luts + 64);
     }
+    const int cross = c->p->aggregate == GVIS_AGGREGATE_CROSS;
+    if (!err && cross)
+        err = gvis_cu_buffer(ctx->job, 11, n * D, (void **)&g.d_cost);
+    if (!err && cross)
+        err = gvis_cu_buffer(ctx->job, 12, n * D * sizeof(uint32_t), (void **)&g.d_sum32);
+    if (!err && (cross || c->p->refine)) {
+        /* arms (4 n), segment counts (4 n), labels (n), the voting rounds' counts */
+        uint8_t *q = NULL;
+        const size_t lab = 8 * n, cnt_off = (lab + n + 15) / 16 * 16;
+        err = gvis_cu_buffer(ctx->job, 13, cnt_off + sizeof(int) * GVIS_REFINE_ROUNDS_MAX, (void **)&q);
+        if (!err) {
+            g.d_arms = q;
+            g.d_cnt = (uint32_t *)(void *)(q + 4 * n);
+            g.d_label = q + lab;
+            g.d_counts = (int *)(void *)(q + cnt_off);
+        }
+    }
     if (err == GVIS_CUDA_ERR_NOMEM)
         return gvis_error(GVIS_E_DEVICE_NOMEM, "out of device memory allocating %zu bytes for SGM on %dx%d, D=%d",
-                          vol + n * 24, W, H, D);
+                          gvis_sgm_cuda_bytes(W, H, c->p, per_path), W, H, D);
     if ((rc = gvis_cuda_status(err, "SGM buffers")))
         return rc;
     gvis_log(ctx, GVIS_LOG_INFO, "SGM device buffers: %.1f MiB for %dx%d, %d disparities, %d paths (%s)",

@@ -72,9 +72,11 @@
  *
  * Pipeline: grey, census L and R, costs and aggregation, WTA (left; right when
  * the LR check is on or the right view is wanted), median, LR check, fill.
- * Quality stages (CPU only so far): aggregate = cross puts the cost volume through
+ * Quality stages: aggregate = cross puts the cost volume through
  * lib/stereo/cross_aggregate.c's rule between steps 3 and 4; refine runs
- * lib/stereo/refine.c's rule on the left map after step 7 (before step 8).
+ * lib/stereo/refine.c's rule on the left map after step 7 (before step 8).  On the GPU
+ * (cuda/stereo/quality_cuda.h: cross_arms, cross_aggregate, sgm_path_volume,
+ * refine_*.cu) the same integer rules; not yet run on a GPU.
  */
 #ifndef GVIS_SGM_H
 #define GVIS_SGM_H
@@ -202,6 +204,8 @@ int gvis_cross_aggregate(uint8_t *cost, const uint8_t *arms, int width, int heig
  * the outlier classes (label: GVIS_REFINE_*), one voting round (out of place; returns how
  * many pixels it set) and the interpolation (out of place); right may be NULL in each. */
 enum { GVIS_REFINE_VALID = 0, GVIS_REFINE_OCCLUDED = 1, GVIS_REFINE_MISMATCH = 2 };
+/* The voting rounds stop when one changes nothing, after this many at most. */
+#define GVIS_REFINE_ROUNDS_MAX 64
 extern const int gvis_refine_dirs[16][2];
 int gvis_refine(int16_t *disp, const int16_t *right, int16_t *tmp, const uint8_t *arms, const uint8_t *guide,
                 int width, int height, int min_disp, int D);
