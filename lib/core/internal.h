@@ -70,6 +70,9 @@ void gvis_nvj_count_cpu(gvis_ctx *ctx, int encode);
 #define GVIS_COUNT_REPLICAS 8
 void gvis_count_u8(const uint8_t *p, size_t n, uint32_t *h);
 
+/* The median of t[0..n) (t is sorted in place). */
+double gvis_median(double *t, int n);
+
 /* Runs fn(arg) ctx->repeat times on the CPU and adds the median time to compute_ms. */
 int gvis_time_cpu(gvis_ctx *ctx, int (*fn)(void *arg), void *arg);
 

@@ -22,6 +22,7 @@
 
 #include "../../cuda/ops/gauss.h"
 #include "internal.h"
+#include "gauss_cpu.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(GVIS_NO_SIMD)
 #include <immintrin.h>
@@ -38,7 +39,7 @@ _Static_assert(GVIS_GAUSS_TILE_TAPS < GVIS_GAUSS_MAX_KSIZE, "the tile kernel tak
 /* ---- the description the launchers take --------------------------------- */
 
 /* d's taps are allocated in *taps (one block, free() it) */
-static int make_desc(const gvis_image *src, const gvis_gauss_params *p, gvis_gauss_desc *d, float **taps)
+int gvis_gauss_desc_make(const gvis_image *src, const gvis_gauss_params *p, gvis_gauss_desc *d, float **taps)
 {
     *taps = NULL;
     if (src->channels != 1 && src->channels != 3 && src->channels != 4)
@@ -389,7 +390,7 @@ static const void *source_row(const struct gauss_cpu *j, int r, size_t y, size_t
 /* Tasks for a blur in place, 0 when it cannot be done in place: wrap and images no taller
  * than the kernel read rows far from the output row, and halos beyond a quarter of the
  * image would cost what in place saves. */
-static int inplace_tasks(const gvis_gauss_desc *d, size_t rb)
+int gvis_gauss_inplace_tasks(const gvis_gauss_desc *d, size_t rb)
 {
     if (d->border == GVIS_BORDER_WRAP || d->height <= d->ky)
         return 0;
@@ -499,7 +500,7 @@ static void gauss_task(void *arg, int index, int count)
     free(mem);
 }
 
-static int gauss_cpu_desc(const gvis_image *src, const gvis_gauss_desc *d, gvis_image *dst)
+int gvis_gauss_cpu_desc(const gvis_image *src, const gvis_gauss_desc *d, gvis_image *dst)
 {
     const int C = d->channels, left = d->kx / 2 * C;
     struct gauss_cpu j = {src, dst, d, NULL, left, 0, NULL, (size_t)d->width * (size_t)C * (size_t)src->type};
@@ -508,7 +509,7 @@ static int gauss_cpu_desc(const gvis_image *src, const gvis_gauss_desc *d, gvis_
         tasks = d->height;
     const size_t ry = (size_t)(d->ky / 2);
     if (dst->data == src->data && ry > 0) {
-        if (dst->stride != src->stride || !(tasks = inplace_tasks(d, j.rb)))
+        if (dst->stride != src->stride || !(tasks = gvis_gauss_inplace_tasks(d, j.rb)))
             return gvis_error(GVIS_E_ARG, "this blur cannot be done in place");
         if (!(j.halo = malloc((size_t)tasks * 2 * ry * j.rb)))
             return gvis_error(GVIS_E_NOMEM, "out of memory");
@@ -544,134 +545,4 @@ static int gauss_cpu_desc(const gvis_image *src, const gvis_gauss_desc *d, gvis_
     if (atomic_load(&j.failed))
         return gvis_error(GVIS_E_NOMEM, "out of memory");
     return GVIS_OK;
-}
-
-int gvis_gauss_cpu(const gvis_image *src, const gvis_gauss_params *p, gvis_image *dst)
-{
-    if (dst->width != src->width || dst->height != src->height || dst->channels != src->channels ||
-        dst->type != src->type)
-        return gvis_error(GVIS_E_ARG, "output image does not match the input");
-    gvis_gauss_desc d;
-    float *taps;
-    int rc = make_desc(src, p, &d, &taps);
-    if (rc)
-        return rc;
-    rc = gauss_cpu_desc(src, &d, dst);
-    free(taps);
-    return rc;
-}
-
-/* ---- dispatch ------------------------------------------------------------ */
-
-struct gauss_call {
-    const gvis_image *src;
-    gvis_image *dst;
-    gvis_gauss_desc d;
-};
-
-static int gauss_cpu_once(void *arg)
-{
-    struct gauss_call *c = arg;
-    return gauss_cpu_desc(c->src, &c->d, c->dst);
-}
-
-static int gauss_cpu(gvis_ctx *ctx, void *arg) { return gvis_time_cpu(ctx, gauss_cpu_once, arg); }
-
-#ifdef GVIS_HAVE_CUDA
-struct gauss_launch {
-    const void *d_src;
-    size_t spitch;
-    void *d_dst;
-    size_t dpitch;
-    void *d_scratch; /* wide kernels (gauss_wide.cu): the taps and the vertical sums */
-    const gvis_gauss_desc *d;
-};
-
-static int gauss_launch(void *arg, void *stream)
-{
-    struct gauss_launch *l = arg;
-    if (l->d_scratch)
-        return gvis_cu_gauss_wide(l->d_src, l->spitch, l->d_dst, l->dpitch, l->d_scratch, l->d, stream);
-    return gvis_cu_gauss(l->d_src, l->spitch, l->d_dst, l->dpitch, l->d, stream);
-}
-
-static int gauss_cuda(gvis_ctx *ctx, void *arg)
-{
-    struct gauss_call *c = arg;
-    struct gauss_launch l = {NULL, 0, NULL, 0, NULL, &c->d};
-    int rc = gvis_cuda_upload_image(ctx, 0, c->src, (void **)&l.d_src, &l.spitch);
-    if (rc)
-        return rc;
-    size_t row = (size_t)c->src->width * c->src->channels * c->src->type;
-    int err = gvis_cu_buffer2d(ctx->job, 1, row, (size_t)c->src->height, &l.d_dst, &l.dpitch);
-    if (err == GVIS_CUDA_ERR_NOMEM)
-        return gvis_error(GVIS_E_DEVICE_NOMEM, "out of device memory allocating %zu bytes for the blurred image",
-                          row * (size_t)c->src->height);
-    if ((rc = gvis_cuda_status(err, "device allocation")))
-        return rc;
-    if (c->d.kx > GVIS_GAUSS_TILE_TAPS || c->d.ky > GVIS_GAUSS_TILE_TAPS) {
-        size_t bytes = gvis_gauss_wide_scratch_bytes(&c->d);
-        err = gvis_cu_buffer(ctx->job, 2, bytes, &l.d_scratch);
-        if (err == GVIS_CUDA_ERR_NOMEM)
-            return gvis_error(GVIS_E_DEVICE_NOMEM, "out of device memory allocating %zu bytes for a wide kernel's sums",
-                              bytes);
-        if ((rc = gvis_cuda_status(err, "device allocation")))
-            return rc;
-    }
-    if ((rc = gvis_time_cuda(ctx, gauss_launch, &l)))
-        return rc;
-    return gvis_cuda_download_image(ctx, l.d_dst, l.dpitch, c->dst);
-}
-#else
-#define gauss_cuda NULL
-#endif
-
-int gvis_gauss(gvis_ctx *ctx, const gvis_image *src, const gvis_gauss_params *p, gvis_image *dst)
-{
-    memset(dst, 0, sizeof *dst);
-    struct gauss_call c;
-    float *taps;
-    int rc = make_desc(src, p, &c.d, &taps);
-    if (rc)
-        return rc;
-    if ((rc = gvis_image_alloc(dst, src->width, src->height, src->channels, src->type, 64))) {
-        free(taps);
-        return rc;
-    }
-    c.src = src;
-    c.dst = dst;
-    rc = gvis_dispatch(ctx, "gaussian blur", gauss_cpu, gauss_cuda, &c);
-    free(taps);
-    if (rc)
-        gvis_image_free(dst);
-    return rc;
-}
-
-int gvis_gauss_inplace(gvis_ctx *ctx, gvis_image *img, const gvis_gauss_params *p)
-{
-    struct gauss_call c;
-    float *taps;
-    int rc = make_desc(img, p, &c.d, &taps);
-    if (rc)
-        return rc;
-    size_t rb = (size_t)img->width * (size_t)img->channels * (size_t)img->type;
-    /* out of place where in place cannot be, on a GPU (a failed download would leave the
-     * CPU fallback a half-written source) and for --repeat (each run would blur the last) */
-    if (!inplace_tasks(&c.d, rb) || ctx->repeat > 1 || gvis_ctx_on_cuda(ctx)) {
-        free(taps);
-        gvis_image out;
-        if ((rc = gvis_gauss(ctx, img, p, &out)))
-            return rc;
-        gvis_meta *m = img->meta; /* the pixels swapped through gvis_image_free: a lent buffer goes back */
-        img->meta = NULL;
-        gvis_image_free(img);
-        *img = out;
-        img->meta = m;
-        return GVIS_OK;
-    }
-    c.src = img;
-    c.dst = img;
-    rc = gvis_dispatch(ctx, "gaussian blur", gauss_cpu, NULL, &c);
-    free(taps);
-    return rc;
 }
