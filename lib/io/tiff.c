@@ -301,6 +301,8 @@ int gvis_tiff_encode(const gvis_image *img, const gvis_io_opts *o, gvis_buf *b)
     uint64_t exif_at = 0, gps_at = 0;
     if (meta && meta->exif) { /* the sub-IFDs first, then the image's directory afresh */
         rc = gvis_tiff_exif_subdirs(t, meta->exif, meta->exif_len, &exif_at, &gps_at);
+        if (!rc)
+            TIFFFreeDirectory(t); /* the sub-IFD's values: TIFFCreateDirectory does not free them */
         if (!rc && TIFFCreateDirectory(t))
             rc = gvis_error(GVIS_E_NOMEM, "out of memory writing TIFF");
         if (rc) {

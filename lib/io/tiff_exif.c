@@ -177,6 +177,7 @@ static int write_sub(TIFF *t, const struct blk *b, uint32_t off, int gps, uint64
     if (off < 8 || off > b->n - 2)
         return GVIS_OK;
     unsigned count = u16(b, off);
+    TIFFFreeDirectory(t); /* the last directory's values: libtiff 4.5.0 keeps them otherwise */
     if (gps ? TIFFCreateGPSDirectory(t) : TIFFCreateEXIFDirectory(t))
         return gvis_error(GVIS_E_NOMEM, "cannot write the TIFF's EXIF directory");
     int any = 0;
