@@ -214,7 +214,7 @@ int cmd_disparity(int argc, char **argv)
     const struct opt opts[] = {
         {"max-disp", 0, OPT_INT, &o.p.max_disp, NULL, "D", "number of disparities: sgm a multiple of 16 up to 512, phase any up to the width (128)"},
         {"min-disp", 0, OPT_INT, &o.p.min_disp, NULL, "M", "smallest disparity, may be negative (0)"},
-        {"preset", 0, OPT_CUSTOM, &preset, parse_preset, "fast|default|quality", "fast: census, 4 paths; quality: AD-Census (cross aggregation, refinement; CPU only)"},
+        {"preset", 0, OPT_CUSTOM, &preset, parse_preset, "fast|default|quality", "fast: census, 4 paths; quality: AD-Census (cross aggregation, refinement)"},
         {"paths", 0, OPT_INT, &o.p.paths, NULL, "4|8", "aggregation directions (8)"},
         {"p1", 0, OPT_INT, &o.p.p1, NULL, "N", "penalty for a disparity change of 1 (10)"},
         {"p2", 0, OPT_INT, &o.p.p2, NULL, "N", "penalty for larger changes (120; at most 255 - the largest cost)"},
