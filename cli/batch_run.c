@@ -146,26 +146,33 @@ int cli_device_entries(const gvis_ctx *ctx)
     return entries;
 }
 
+int cli_device_workers(const gvis_ctx *ctx)
+{
+    int entries = cli_device_entries(ctx);
+    return entries > 1 ? entries : entries ? 2 : 1;
+}
+
+int cli_worker_contexts(gvis_ctx *ctx, gvis_ctx **ctxs, int workers)
+{
+    int status = EXIT_OK, saved = g_opts.verbose;
+    ctxs[0] = ctx;
+    g_opts.verbose = 0; /* "device ..." once, not per worker */
+    for (int w = 1; w < workers && status == EXIT_OK; w++)
+        if (!(ctxs[w] = cli_context_on(&status, w)) && status == EXIT_OK)
+            status = EXIT_RUNTIME;
+    g_opts.verbose = saved;
+    return status;
+}
+
 int cli_run_jobs(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ctx *ctx, cli_file_fn fn, void *arg,
                  char **outs, int jobs)
 {
     (void)cmd;
     int n = args->ninputs;
     int entries = cli_device_entries(ctx);
-    /* workers: a whole-chain subcommand one per job.  An image operation: one on the CPU
-     * (the operation itself runs on every core); on GPUs one per listed entry, and two on
-     * a single GPU (copies of one overlap the kernels of the other).  Measured on 2 x H100
-     * (BENCHMARKS, 2026-11-25): one worker per 4 jobs instead gave 123-135 images/s on
-     * cuda:0 at -j 32 where these give 227-239, and 205-217 on cuda:all where these
-     * give 272 */
-    int workers = jobs;
-    if (image_op && entries) {
-        workers = entries > 1 ? entries : 2;
-    } else if (image_op) {
-        workers = 1;
-    }
-    else if (entries > workers)
-        workers = entries;
+    /* workers: a whole-chain subcommand one per job (at least one per device entry), an
+     * image operation cli_device_workers() */
+    int workers = image_op ? cli_device_workers(ctx) : entries > jobs ? entries : jobs;
     if (workers > n)
         workers = n;
     struct jobs_run r = {.args = args, .fn = fn, .arg = arg, .outs = outs};
@@ -183,18 +190,8 @@ int cli_run_jobs(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ct
         status = EXIT_RUNTIME;
         goto out;
     }
-    r.ctxs[0] = ctx;
-    int saved_verbose = g_opts.verbose;
-    g_opts.verbose = 0; /* "device ..." once, not per worker */
-    for (int w = 1; w < workers; w++) {
-        int st;
-        if (!(r.ctxs[w] = cli_context_on(&st, w))) {
-            g_opts.verbose = saved_verbose;
-            status = st;
-            goto out;
-        }
-    }
-    g_opts.verbose = saved_verbose;
+    if ((status = cli_worker_contexts(ctx, r.ctxs, workers)) != EXIT_OK)
+        goto out;
     double t0 = gvis_now_ms();
     int reported;
     if (image_op) {

@@ -112,6 +112,16 @@ typedef int (*cli_op_fn)(gvis_ctx *ctx, const gvis_image *src, gvis_image *dst, 
 void cli_set_image_op(cli_op_fn op);
 /* The entries of the --device list a batch on ctx spreads over (0 on the CPU). */
 int cli_device_entries(const gvis_ctx *ctx);
+/* Device workers of a staged batch on ctx: one on the CPU (the operation itself runs on
+ * every core), one per entry of a device list, two on a single GPU (copies of one overlap
+ * the kernels of the other).  Measured on 2 x H100 (BENCHMARKS, 2026-11-25): one worker
+ * per 4 jobs instead gave 123-135 images/s on cuda:0 at -j 32 where these give 227-239,
+ * and 205-217 on cuda:all where these give 272. */
+int cli_device_workers(const gvis_ctx *ctx);
+/* ctxs[0] = ctx and a context of its own on entry w for each worker w >= 1 ("device ..."
+ * said once).  EXIT_OK, else the exit status, with the contexts made so far left in
+ * ctxs for the caller to free. */
+int cli_worker_contexts(gvis_ctx *ctx, gvis_ctx **ctxs, int workers);
 /* The files of a batch on several workers (batch_run.c): outs[i] is input i's output. */
 int cli_run_jobs(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ctx *ctx, cli_file_fn fn, void *arg,
                  char **outs, int jobs);

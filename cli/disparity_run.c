@@ -107,9 +107,7 @@ int disp_run_pairs(gvis_ctx *ctx, const struct disp_run *d, int n)
     if (jobs > n)
         jobs = n;
     int entries = cli_device_entries(ctx);
-    /* device workers as gauss's (batch_run.c): one on the CPU (the matching itself runs on
-     * every core), one per entry of a device list, two on a single GPU */
-    int workers = entries > 1 ? entries : gvis_ctx_on_cuda(ctx) ? 2 : 1;
+    int workers = cli_device_workers(ctx); /* as gauss's: the matching itself runs on every core */
     if (workers > n)
         workers = n;
     struct run r = {.d = d, .status = EXIT_OK};
@@ -134,15 +132,9 @@ int disp_run_pairs(gvis_ctx *ctx, const struct disp_run *d, int n)
         status = EXIT_RUNTIME;
         goto out;
     }
-    r.ctxs[0] = ctx;
-    int saved = g_opts.verbose;
-    g_opts.verbose = 0; /* "device ..." once, not per worker */
-    for (int w = 1; w < workers && status < 0; w++) {
-        int st;
-        if (!(r.ctxs[w] = cli_context_on(&st, w)))
-            status = st;
-    }
-    g_opts.verbose = saved;
+    int st = cli_worker_contexts(ctx, r.ctxs, workers);
+    if (st != EXIT_OK)
+        status = st;
     for (int t = 0; t < jobs && status < 0; t++)
         if (!(r.rctx[t] = gvis_io_ctx(ctx)) || !(r.wctx[t] = gvis_io_ctx(ctx))) {
             cli_error("out of memory");
