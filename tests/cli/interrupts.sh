@@ -4,7 +4,7 @@
 # staged pipeline (gauss, disparity pairs) and the whole-chain one (hist -o DIR/) at -j 3.
 # The moments come from $RANDOM (the seed is printed, GVIS_TEST_SEED repeats a run).
 #
-# NOT in tests/meson.build's suite yet: of 39 runs on the loaded 2-core machine
+# NOT in tests/meson.build's suite yet: of 56 runs on the loaded 2-core machine
 # (2026-11-26, after e09b10e) one failed, and its output was lost; until that is
 # understood it would make CI flaky.  Run it by hand: GVIS=... MKIMAGE=... TESTDATA=...
 # bash tests/cli/interrupts.sh (tests/cli/interrupt_race.sh, in the suite, covers gauss).
