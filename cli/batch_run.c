@@ -146,10 +146,29 @@ int cli_device_entries(const gvis_ctx *ctx)
     return entries;
 }
 
+/* Compute threads of a staged batch on each GPU of the list: 2 (one uploads or downloads
+ * while the other's kernels run), or GVIS_DEVICE_WORKERS (1..64; anything else is warned
+ * about once and the default kept). */
+static int workers_per_device(void)
+{
+    static int warned;
+    const char *e = getenv("GVIS_DEVICE_WORKERS");
+    if (!e || !*e)
+        return 2;
+    char *end;
+    long v = strtol(e, &end, 10);
+    if (*end || v < 1 || v > 64) {
+        if (!warned++)
+            cli_warn("GVIS_DEVICE_WORKERS='%s' is not a whole number from 1 to 64: using 2", e);
+        return 2;
+    }
+    return (int)v;
+}
+
 int cli_device_workers(const gvis_ctx *ctx)
 {
     int entries = cli_device_entries(ctx);
-    return entries > 1 ? entries : entries ? 2 : 1;
+    return entries ? entries * workers_per_device() : 1;
 }
 
 int cli_worker_contexts(gvis_ctx *ctx, gvis_ctx **ctxs, int workers)
