@@ -76,6 +76,10 @@ int gvis_npy_image_encode(const gvis_image *img, const gvis_io_opts *o, gvis_buf
 struct tiff;
 int gvis_tiff_exif_subdirs(struct tiff *t, const uint8_t *p, size_t n, uint64_t *exif_at, uint64_t *gps_at);
 void gvis_tiff_exif_text(struct tiff *t, const uint8_t *p, size_t n);
+/* tiff_exif_read.c: the EXIF block of the TIFF file d (IFD0's text tags and orientation,
+ * its EXIF and GPS directories) of the directory at ifd_off, into img->meta; nothing when
+ * the file holds none of them or they are broken (not an error). */
+int gvis_tiff_exif_read(const uint8_t *d, size_t len, uint64_t ifd_off, gvis_image *img);
 #endif
 
 /* exif.c */

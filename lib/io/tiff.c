@@ -3,7 +3,8 @@
  * kinds (palette, bilevel, CMYK, YCbCr-JPEG, separate planes) through libtiff's RGBA
  * reader as 8 bits.  Multi-page files: the first page, or o->page.  Written with deflate
  * and a predictor.  Kept: ICC profile, resolution, orientation, and the EXIF block's EXIF
- * and GPS IFDs and text tags (tiff_exif.c: libtiff writes them tag by tag). */
+ * and GPS IFDs and text tags (tiff_exif.c: libtiff writes them tag by tag; read back into
+ * one block by tiff_exif_read.c, so a TIFF's camera fields reach JPEG, PNG and WebP). */
 #ifdef GVIS_HAVE_TIFF
 #include "codec.h"
 
@@ -110,7 +111,7 @@ static int tiff_fail(struct mem *m, const char *what)
     return gvis_error(GVIS_E_FORMAT, "%s TIFF (%s)", what, m->msg[0] ? m->msg : "libtiff gave no reason");
 }
 
-static int read_meta(TIFF *t, gvis_image *img)
+static int read_meta(TIFF *t, const uint8_t *d, size_t len, gvis_image *img)
 {
     uint32_t icc_len = 0;
     void *icc = NULL;
@@ -122,7 +123,8 @@ static int read_meta(TIFF *t, gvis_image *img)
     TIFFGetFieldDefaulted(t, TIFFTAG_RESOLUTIONUNIT, &unit);
     int has_orient = TIFFGetField(t, TIFFTAG_ORIENTATION, &orient) && orient >= 2 && orient <= 8;
     if (!has_icc && !(has_res && unit != RESUNIT_NONE) && !has_orient)
-        return GVIS_OK;
+        return gvis_tiff_exif_read(d, len, TIFFCurrentDirOffset(t), img);
+
     gvis_meta *m = gvis_meta_of(img);
     if (!m)
         return gvis_error(GVIS_E_NOMEM, "out of memory");
@@ -133,7 +135,8 @@ static int read_meta(TIFF *t, gvis_image *img)
     }
     if (has_orient)
         m->orientation = orient;
-    return has_icc ? gvis_meta_set_icc(m, icc, icc_len) : GVIS_OK;
+    int rc = has_icc ? gvis_meta_set_icc(m, icc, icc_len) : GVIS_OK;
+    return rc ? rc : gvis_tiff_exif_read(d, len, TIFFCurrentDirOffset(t), img);
 }
 
 /* Copies n pixels of spp samples (bytes each) into channels (spp 2: gray+alpha to RGBA). */
@@ -277,9 +280,12 @@ int gvis_tiff_decode(const uint8_t *d, size_t len, const gvis_io_opts *o, gvis_i
         rc = read_rgba(t, &m, img, w, h, nextra > 0);
     }
     if (!rc)
-        rc = read_meta(t, img);
-    if (!rc && img->meta && !(gray || rgb))
-        img->meta->orientation = 0; /* the RGBA reader turned the pixels already */
+        rc = read_meta(t, d, len, img);
+    if (!rc && img->meta && !(gray || rgb)) { /* the RGBA reader turned the pixels already */
+        img->meta->orientation = 1;
+        gvis_meta_mark_upright(img->meta); /* its EXIF block says so too */
+        img->meta->orientation = 0;
+    }
     TIFFClose(t);
     if (rc)
         gvis_image_free(img);

@@ -1,7 +1,8 @@
 # EXIF into TIFF (issue 14): a JPEG's EXIF (either byte order, with GPS) carried to a .tif
 # as its EXIF and GPS directories and IFD0 text, read back with exiftool; --strip writes
 # none; the orientation is the image's (1 after turning it upright); a JPEG whose EXIF
-# block is corrupt still gives a TIFF, its pixels those of the clean one.
+# block is corrupt still gives a TIFF, its pixels those of the clean one.  And back: a
+# TIFF's EXIF (its own directories) into JPEG, PNG, WebP and TIFF.
 . "$(dirname "$0")/lib.sh"
 info=$("$GVIS" info)
 has() { printf '%s\n' "$info" | grep -Eq "^  $1 +$2"; }
@@ -59,4 +60,87 @@ for f in "$T"/bad*.jpg; do
   if [ $rc -gt 1 ] || grep -qi 'sanitizer\|runtime error' "$T/err"; then bad=$((bad + 1)); echo "bad exif $f: exit $rc $(head -c 300 "$T/err")" >&2; fi
 done
 check "$n corrupt EXIF blocks: a TIFF or a clear error, never a crash" [ "$bad" -eq 0 ]
+# TIFF input (issue 12 item 5): a TIFF's own camera fields (IFD0 text, the EXIF and GPS
+# directories, either byte order) reach JPEG, PNG, WebP and TIFF outputs; the MakerNote is
+# left out; --page 1 takes the second page's; the pixels turned by the orientation tag.
+python3 - "$T" <<'PY'
+import struct, sys
+def tiff(order, pages):
+    e = '<' if order == 'II' else '>'
+    out = bytearray(order.encode() + struct.pack(e + 'H', 42) + b'\0\0\0\0')
+    def val(typ, v):
+        if typ == 2: return v.encode() + b'\0', len(v) + 1
+        if typ in (1, 7): return bytes(v), len(v)
+        if typ == 3: return struct.pack(e + '%dH' % len(v), *v), len(v)
+        if typ == 4: return struct.pack(e + '%dI' % len(v), *v), len(v)
+        if typ == 5: return b''.join(struct.pack(e + 'II', a, b) for a, b in v), len(v)
+    def ifd(entries):  # entries: (tag, type, value); returns offset of the directory
+        entries = sorted(entries)
+        at = len(out); at += at & 1
+        out.extend(b'\0' * (at - len(out)))
+        body = bytearray(struct.pack(e + 'H', len(entries)))
+        data_at = at + 2 + 12 * len(entries) + 4
+        data = bytearray()
+        for tag, typ, v in entries:
+            b, n = val(typ, v)
+            if len(b) <= 4:
+                body += struct.pack(e + 'HHI', tag, typ, n) + b.ljust(4, b'\0')
+            else:
+                body += struct.pack(e + 'HHII', tag, typ, n, data_at + len(data))
+                data += b + (b'\0' if len(b) & 1 else b'')
+        body += b'\0\0\0\0'
+        out.extend(body + data)
+        return at, at + 2 + 12 * len(entries)  # offset, where its next-IFD field is
+    prev = 4
+    for make, sub in pages:
+        pix = len(out); out.extend(bytes(range(0, 128, 4)))  # 8x4 gray
+        ents = [(256, 3, [8]), (257, 3, [4]), (258, 3, [8]), (259, 3, [1]), (262, 3, [1]), (271, 2, make),
+                (272, 2, 'T2'), (273, 4, [pix]), (274, 3, [6]), (277, 3, [1]), (278, 3, [4]), (279, 4, [32]),
+                (305, 2, 'maker-sw')]
+        if sub:
+            ex, _ = ifd([(33434, 5, [(1, 250)]), (33437, 5, [(28, 10)]), (36867, 2, '2019:05:06 07:08:09'),
+                         (37500, 7, list(range(40))), (37510, 7, list(b'ASCII\0\0\0hello'))])
+            gp, _ = ifd([(0, 1, [2, 3, 0, 0]), (1, 2, 'N'), (2, 5, [(48, 1), (51, 1), (0, 1)])])
+            ents += [(34665, 4, [ex]), (34853, 4, [gp])]
+        at, nxt = ifd(ents)
+        out[prev:prev + 4] = struct.pack(e + 'I', at)
+        prev = nxt
+    return bytes(out)
+for order in ('II', 'MM'):
+    open('%s/t-%s.tif' % (sys.argv[1], order), 'wb').write(tiff(order, [('Tiffco', True), ('Page2co', False)]))
+PY
+for order in II MM; do
+  for x in jpg png webp tif; do
+    ok "$order tif in: to $x" "$GVIS" gauss --ksize 1 "$T/t-$order.tif" -o "$T/from-$order.$x"
+    got=$(exiftool -s3 -Make -Model -Software -FNumber -ExposureTime -DateTimeOriginal -UserComment -GPSLatitude# \
+      -ImageWidth# "$T/from-$order.$x" | tr '\n' '|')
+    want='Tiffco|T2|maker-sw|2.8|1/250|2019:05:06 07:08:09|hello|48.85|4|'
+    check "$order tif in: $x keeps the camera fields (got '$got')" test "$got" = "$want"
+    check "$order tif in: $x has no MakerNote" test -z "$(exiftool -s3 -MakerNote "$T/from-$order.$x")"
+    [ $x = jpg ] && check "$order tif in: jpg in the source's byte order" test "$(exiftool -s3 -ExifByteOrder "$T/from-$order.$x" | cut -c1-2)" = \
+      "$([ $order = II ] && echo Li || echo Bi)"
+    [ $x != tif ] && check "$order tif in: $x says orientation 1" test "$(exiftool -s3 -n -Orientation "$T/from-$order.$x")" = 1
+  done
+  ok "$order tif in: --page 1" "$GVIS" gauss --ksize 1 --page 1 "$T/t-$order.tif" -o "$T/p1-$order.jpg"
+  check "$order tif in: --page 1 has page 1's fields only" test "$(exiftool -s3 -Make -FNumber "$T/p1-$order.jpg" | tr '\n' '|')" = 'Page2co|'
+  ok "$order tif in: --strip" "$GVIS" gauss --ksize 1 --strip "$T/t-$order.tif" -o "$T/s-$order.jpg"
+  check "$order tif in: --strip leaves no EXIF" test -z "$(exiftool -s3 -EXIF:all "$T/s-$order.jpg")"
+done
+# every byte of the directories flipped in turn: an image and EXIF or none, or a clear error
+python3 - "$T" <<'PY'
+import sys
+for order in ('II', 'MM'):
+    d = open('%s/t-%s.tif' % (sys.argv[1], order), 'rb').read()
+    for k, at in enumerate(range(40, len(d), 5)):
+        b = bytearray(d)
+        b[at] ^= 0x5A
+        open('%s/badt-%s-%03d.tif' % (sys.argv[1], order, k), 'wb').write(bytes(b))
+PY
+n=0 bad=0
+for f in "$T"/badt-*.tif; do
+  n=$((n + 1))
+  "$GVIS" gauss --ksize 1 "$f" -o "$T/badt.jpg" 2>"$T/err"; rc=$?
+  if [ $rc -gt 1 ] || grep -qi 'sanitizer\|runtime error' "$T/err"; then bad=$((bad + 1)); echo "bad tiff $f: exit $rc $(head -c 300 "$T/err")" >&2; fi
+done
+check "$n corrupt TIFF directories: a JPEG or a clear error, never a crash" [ "$bad" -eq 0 ]
 finish
