@@ -53,6 +53,38 @@ int gvis_exif_orientation(const uint8_t *p, size_t n, size_t *at)
     return 0;
 }
 
+/* IFD0's XResolution and YResolution (RATIONAL) in dots per inch (ResolutionUnit 2, the
+ * default, or 3: centimetres); 0 when absent, unitless or out of range. */
+static int exif_resolution(const uint8_t *p, size_t n, double *xres, double *yres)
+{
+    int be = p[0] == 'M';
+    uint32_t ifd = rd32(p + 4, be);
+    if (ifd < 8 || ifd > n - 2)
+        return 0;
+    unsigned count = rd16(p + ifd, be), unit = 2;
+    double r[2] = {0, 0};
+    for (unsigned i = 0; i < count; i++) {
+        size_t e = (size_t)ifd + 2 + (size_t)i * 12;
+        if (e + 12 > n)
+            return 0;
+        unsigned tag = rd16(p + e, be), type = rd16(p + e + 2, be);
+        if (tag == 0x0128 && type == 3)
+            unit = rd16(p + e + 8, be);
+        if ((tag == 0x011A || tag == 0x011B) && type == 5 && rd32(p + e + 4, be) == 1) {
+            uint32_t at = rd32(p + e + 8, be);
+            if (at > n || n - at < 8)
+                return 0;
+            uint32_t num = rd32(p + at, be), den = rd32(p + at + 4, be);
+            r[tag - 0x011A] = den ? (double)num / den : 0;
+        }
+    }
+    if ((unit != 2 && unit != 3) || !(r[0] > 0 && r[0] < 1e6 && r[1] > 0 && r[1] < 1e6))
+        return 0;
+    *xres = r[0] * (unit == 3 ? 2.54 : 1.0);
+    *yres = r[1] * (unit == 3 ? 2.54 : 1.0);
+    return 1;
+}
+
 int gvis_meta_set_exif(gvis_meta *m, const uint8_t *p, size_t n)
 {
     if (n >= 6 && memcmp(p, "Exif\0\0", 6) == 0)
@@ -67,6 +99,10 @@ int gvis_meta_set_exif(gvis_meta *m, const uint8_t *p, size_t n)
     m->exif = c;
     m->exif_len = n;
     m->orientation = gvis_exif_orientation(c, n, NULL);
+    /* a camera's resolution lives here when the file has no JFIF density, pHYs or TIFF tag
+     * (which the decoders read after this and which win) */
+    if (!(m->xres > 0 && m->yres > 0))
+        exif_resolution(c, n, &m->xres, &m->yres);
     return GVIS_OK;
 }
 

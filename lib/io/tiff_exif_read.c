@@ -3,7 +3,8 @@
  * to.  They are gathered here into one TIFF-structured block, the form the JPEG, PNG and
  * WebP writers carry (APP1, eXIf, EXIF chunk) and tiff_exif.c writes back into a TIFF, so
  * that TIFF -> JPEG keeps them as JPEG -> TIFF does.  Kept: IFD0's description, make,
- * model, orientation, software, date, artist and copyright, and every entry of the EXIF and
+ * model, orientation, resolution (WebP holds it nowhere else), software, date, artist and
+ * copyright, and every entry of the EXIF and
  * GPS directories but the MakerNote (its offsets point into the file it came from) and the
  * interoperability pointer.  Classic TIFF only (a BigTIFF's fields are left out).  The file
  * came from outside: every offset and count is checked against its size. */
@@ -77,8 +78,8 @@ static size_t type_size(unsigned t)
 
 static int ifd0_keeps(unsigned tag)
 {
-    return tag == 0x010E || tag == 0x010F || tag == 0x0110 || tag == 0x0112 || tag == 0x0131 || tag == 0x0132 ||
-           tag == 0x013B || tag == 0x8298;
+    return tag == 0x010E || tag == 0x010F || tag == 0x0110 || tag == 0x0112 || tag == 0x011A || tag == 0x011B ||
+           tag == 0x0128 || tag == 0x0131 || tag == 0x0132 || tag == 0x013B || tag == 0x8298;
 }
 
 /* Whether the entry at e is whole inside the file; its values' size and place. */

@@ -91,4 +91,33 @@ if has jpg libjpeg-turbo; then
     check "resolution kept (png pHYs)" test "$(exiftool -s3 -n -XResolution "$T/res.png" | cut -d. -f1)" = 240
   fi
 fi
+# ---- metadata through every pair of formats (issue 12 item 5), read back with exiftool:
+# EXIF (a make), the ICC profile and the resolution (only in EXIF IFD0 here, as cameras and
+# vips write it: no JFIF density) from each input format to each output format that holds
+# them; resolution in the output's own field: JFIF density, pHYs, the TIFF tag; WebP has
+# none but its EXIF.
+if has jpg libjpeg-turbo && command -v exiftool >/dev/null 2>&1 && command -v vips >/dev/null 2>&1; then
+  vips copy "$T/rgb.png" "$T/meta.jpg[profile=srgb]" 2>/dev/null
+  exiftool -q -overwrite_original -Make=Metaco -XResolution=240 -YResolution=240 -ResolutionUnit=inches "$T/meta.jpg"
+  fmts="jpg png"
+  has tif libtiff && fmts="$fmts tif"
+  has webp libwebp && fmts="$fmts webp"
+  res_of() {
+    case $1 in
+      *.jpg) exiftool -s3 -JFIF:XResolution "$1" ;; *.png) exiftool -s3 -PNG:PixelsPerUnitX "$1" ;;
+      *) exiftool -s3 -IFD0:XResolution "$1" | cut -d. -f1 ;;
+    esac
+  }
+  for i in $fmts; do
+    [ $i = jpg ] || ok "meta: jpg to $i" "$GVIS" gauss --ksize 1 "$T/meta.jpg" -o "$T/meta.$i"
+    for x in $fmts; do
+      ok "meta: $i to $x" "$GVIS" gauss --ksize 1 "$T/meta.$i" -o "$T/meta-$i.$x"
+      got="$(exiftool -s3 -Make -ProfileDescription "$T/meta-$i.$x" | tr '\n' '|')$(res_of "$T/meta-$i.$x")"
+      want="Metaco|sRGB|$(case $x in png) echo 9449 ;; *) echo 240 ;; esac)"
+      check "meta: $i to $x keeps EXIF, ICC profile and resolution (got '$got')" test "$got" = "$want"
+    done
+    ok "meta: $i --strip" "$GVIS" gauss --ksize 1 --strip "$T/meta.$i" -o "$T/meta-s-$i.png"
+    check "meta: $i --strip keeps none" test -z "$(exiftool -s3 -Make -ProfileDescription -PixelsPerUnitX "$T/meta-s-$i.png")"
+  done
+fi
 finish
