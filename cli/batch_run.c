@@ -10,8 +10,12 @@
 #include "cli.h"
 
 static cli_op_fn image_op;
+static cli_op_dev_fn image_op_dev;
 
 void cli_set_image_op(cli_op_fn op) { image_op = op; }
+void cli_set_image_op_dev(cli_op_dev_fn op) { image_op_dev = op; }
+static cli_op_file_fn image_op_file;
+void cli_set_image_op_file(cli_op_file_fn op) { image_op_file = op; }
 
 struct jobs_run {
     const struct cli_args *args;
@@ -128,14 +132,13 @@ static int img_done(void *user, int i, int rc, const char *msg, int device)
     return report(user, i, rc, msg, device);
 }
 
+/* A worker's context, made on its thread: a fallback after a device failed, or (image
+ * batches) its own, at its first item, so that many workers per GPU start at once. */
 static gvis_ctx *fallback_ctx(void *user, int entry)
 {
     (void)user;
-    int st, saved = g_opts.verbose;
-    g_opts.verbose = 0;
-    gvis_ctx *c = cli_context_on(&st, entry);
-    g_opts.verbose = saved;
-    return c;
+    int st;
+    return cli_context_quiet(&st, entry);
 }
 
 int cli_device_entries(const gvis_ctx *ctx)
@@ -149,26 +152,33 @@ int cli_device_entries(const gvis_ctx *ctx)
 /* Compute threads of a staged batch on each GPU of the list: 2 (one uploads or downloads
  * while the other's kernels run), or GVIS_DEVICE_WORKERS (1..64; anything else is warned
  * about once and the default kept). */
-static int workers_per_device(void)
+static int env_count(const char *name, int dflt, int max)
 {
     static int warned;
-    const char *e = getenv("GVIS_DEVICE_WORKERS");
+    const char *e = getenv(name);
     if (!e || !*e)
-        return 2;
+        return dflt;
     char *end;
     long v = strtol(e, &end, 10);
-    if (*end || v < 1 || v > 64) {
+    if (*end || v < 1 || v > max) {
         if (!warned++)
-            cli_warn("GVIS_DEVICE_WORKERS='%s' is not a whole number from 1 to 64: using 2", e);
-        return 2;
+            cli_warn("%s='%s' is not a whole number from 1 to %d: using %d", name, e, max, dflt);
+        return dflt;
     }
     return (int)v;
 }
 
+/* Where JPEG goes through nvJPEG, a GPU's compute threads also wait on its shared batch
+ * decoder, and a batch holds at most one file per thread: 16 (GVIS_DEVICE_WORKERS still
+ * decides); the batch limit is GVIS_JPEG_BATCH (1..128, default 64). */
+static int jpeg_batch_size(void) { return env_count("GVIS_JPEG_BATCH", 64, 128); }
+
 int cli_device_workers(const gvis_ctx *ctx)
 {
     int entries = cli_device_entries(ctx);
-    return entries ? entries * workers_per_device() : 1;
+    gvis_jpeg_counts j;
+    gvis_ctx_jpeg_counts(ctx, &j);
+    return entries ? entries * env_count("GVIS_DEVICE_WORKERS", j.nvjpeg ? 16 : 2, 64) : 1;
 }
 
 int cli_worker_contexts(gvis_ctx *ctx, gvis_ctx **ctxs, int workers)
@@ -209,7 +219,9 @@ int cli_run_jobs(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ct
         status = EXIT_RUNTIME;
         goto out;
     }
-    if ((status = cli_worker_contexts(ctx, r.ctxs, workers)) != EXIT_OK)
+    if (image_op) /* the others are made by their threads (lib/pipeline/images.c) */
+        r.ctxs[0] = ctx;
+    else if ((status = cli_worker_contexts(ctx, r.ctxs, workers)) != EXIT_OK)
         goto out;
     double t0 = gvis_now_ms();
     int reported;
@@ -221,7 +233,7 @@ int cli_run_jobs(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ct
             goto out;
         }
         for (int w = 0; w < workers; w++) /* per device: a GPU codec would go here */
-            st[w] = (gvis_image_stages){NULL, image_op, NULL, arg};
+            st[w] = (gvis_image_stages){NULL, image_op, NULL, arg, image_op_dev, image_op_file};
         gvis_image_batch b = {.n = n,
                               .inputs = args->inputs,
                               .outputs = outs,
@@ -236,7 +248,8 @@ int cli_run_jobs(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ct
                               .make_ctx = fallback_ctx,
                               .check = img_check,
                               .done = img_done,
-                              .user = &r};
+                              .user = &r,
+                              .jpeg_batch = jpeg_batch_size()};
         reported = gvis_image_batch_run(&b);
         free(st);
     } else {

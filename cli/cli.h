@@ -90,6 +90,8 @@ void cli_usage(const struct cli_cmd *cmd, int to_stdout);
 gvis_ctx *cli_context(int *status);
 /* The same on the entry-th device of a --device list (cuda:all, cuda:0,1). */
 gvis_ctx *cli_context_on(int *status, int entry);
+/* The same without the -v lines and touching no global: for a batch worker's thread. */
+gvis_ctx *cli_context_quiet(int *status, int entry);
 /* Prints --timing output and frees the context. */
 void cli_finish(gvis_ctx *ctx, double t0_ms);
 
@@ -110,6 +112,13 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
  * worker.  arg is the per-file function's. */
 typedef int (*cli_op_fn)(gvis_ctx *ctx, const gvis_image *src, gvis_image *dst, void *arg);
 void cli_set_image_op(cli_op_fn op);
+/* The same operation on a device image (the nvJPEG batch keeps images on the GPU). */
+typedef int (*cli_op_dev_fn)(gvis_ctx *ctx, const gvis_dev_image *src, gvis_dev_image *dst, void *arg);
+void cli_set_image_op_dev(cli_op_dev_fn op);
+/* ... and the bytes of an output that is not an image (GVIS_OP_IMAGE: it is one). */
+typedef int (*cli_op_file_fn)(gvis_ctx *ctx, const gvis_image *src, const gvis_dev_image *dsrc, const char *out,
+                              gvis_buf *bytes, void *arg);
+void cli_set_image_op_file(cli_op_file_fn op);
 /* The entries of the --device list a batch on ctx spreads over (0 on the CPU). */
 int cli_device_entries(const gvis_ctx *ctx);
 /* Device workers of a staged batch on ctx: one on the CPU (the operation itself runs on

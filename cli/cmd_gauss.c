@@ -90,6 +90,12 @@ static int gauss_op(gvis_ctx *ctx, const gvis_image *src, gvis_image *dst, void 
     return rc;
 }
 
+static int gauss_op_dev(gvis_ctx *ctx, const gvis_dev_image *src, gvis_dev_image *dst, void *arg)
+{
+    struct gauss_opts *o = arg;
+    return gvis_gauss_dev(ctx, src, &o->p, dst);
+}
+
 int cmd_gauss(int argc, char **argv)
 {
     double t0 = gvis_now_ms();
@@ -140,6 +146,7 @@ int cmd_gauss(int argc, char **argv)
         return status;
     }
     cli_set_image_op(gauss_op);
+    cli_set_image_op_dev(gauss_op_dev);
     status = cli_run_batch(&cmd, &args, ctx, gauss_one, &o, NULL);
     cli_finish(ctx, t0);
     cli_args_free(&args);

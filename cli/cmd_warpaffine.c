@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "images.h"
 #include "matrix.h"
 #include "warp.h"
 
@@ -178,6 +179,86 @@ static int is_tensor_output(const struct warp_opts *o, const char *out)
     return out && strcmp(out, "-") != 0 && gvis_format_from_path(out) == GVIS_FMT_NPY;
 }
 
+/* The warp of one image of this size, channels and type: the letterbox's matrix, or the
+ * one given, and the border's fill. */
+static int warp_params(const struct warp_opts *o, int w, int h, int channels, gvis_type type, gvis_warp_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->interp = o->interp;
+    p->border = o->border;
+    const double maxv = type == GVIS_U8 ? 255 : type == GVIS_U16 ? 65535 : 1;
+    for (int c = 0; c < 4; c++)
+        p->fill[c] = o->letterbox[0] ? 114 : 0;
+    if (channels == 4 && o->letterbox[0])
+        p->fill[3] = maxv; /* the letterbox's border is opaque */
+    int rc = expand(o->fill, o->nfill, channels, maxv, p->fill, "--fill");
+    if (!rc && o->letterbox[0]) {
+        p->width = o->letterbox[0];
+        p->height = o->letterbox[1];
+        gvis_letterbox_matrix(w, h, p->width, p->height, p->m);
+    } else if (!rc) {
+        memcpy(p->m, o->matrix, sizeof p->m);
+        p->inverse = o->inverse;
+        p->width = o->size[0] ? o->size[0] : w;
+        p->height = o->size[0] ? o->size[1] : h;
+    }
+    return rc;
+}
+
+static int tensor_params(const struct warp_opts *o, int channels, gvis_tensor_params *t)
+{
+    memset(t, 0, sizeof *t);
+    t->layout = o->layout;
+    t->bgr = o->bgr;
+    t->scale = o->scale;
+    for (int c = 0; c < 4; c++)
+        t->std[c] = 1;
+    int rc = expand(o->mean, o->nmean, channels, 0, t->mean, "--mean");
+    if (!rc)
+        rc = expand(o->std, o->nstd, channels, 1, t->std, "--std");
+    return rc;
+}
+
+/* The staged batch's operations (no --save-matrix): the image, on the host or on the
+ * device, and the tensor output's bytes. */
+static int warp_op(gvis_ctx *ctx, const gvis_image *src, gvis_image *dst, void *arg)
+{
+    gvis_warp_params p;
+    int rc = warp_params(arg, src->width, src->height, src->channels, src->type, &p);
+    if (!rc && !(rc = gvis_warp(ctx, src, &p, dst)) && (rc = gvis_image_copy_meta(dst, src)))
+        gvis_image_free(dst);
+    return rc;
+}
+
+static int warp_op_dev(gvis_ctx *ctx, const gvis_dev_image *src, gvis_dev_image *dst, void *arg)
+{
+    gvis_warp_params p;
+    int rc = warp_params(arg, src->width, src->height, src->channels, src->type, &p);
+    return rc ? rc : gvis_warp_dev(ctx, src, &p, dst);
+}
+
+static int warp_op_file(gvis_ctx *ctx, const gvis_image *src, const gvis_dev_image *dsrc, const char *out,
+                        gvis_buf *bytes, void *arg)
+{
+    struct warp_opts *o = arg;
+    if (!is_tensor_output(o, out))
+        return GVIS_OP_IMAGE;
+    int w = src ? src->width : dsrc->width, h = src ? src->height : dsrc->height;
+    int ch = src ? src->channels : dsrc->channels;
+    gvis_warp_params p;
+    gvis_tensor_params t;
+    gvis_array a = {0};
+    int rc = warp_params(o, w, h, ch, src ? src->type : dsrc->type, &p);
+    if (!rc)
+        rc = tensor_params(o, ch, &t);
+    if (!rc)
+        rc = src ? gvis_warp_tensor(ctx, src, &p, &t, &a) : gvis_warp_tensor_dev(ctx, dsrc, &p, &t, &a);
+    if (!rc)
+        rc = gvis_npy_encode(&a, bytes);
+    gvis_array_free(&a);
+    return rc;
+}
+
 static int warp_one(gvis_ctx *ctx, const char *in, const char *out, void *arg)
 {
     struct warp_opts *o = arg;
@@ -194,40 +275,14 @@ static int warp_one(gvis_ctx *ctx, const char *in, const char *out, void *arg)
     if (rc)
         return rc;
     gvis_warp_params p;
-    memset(&p, 0, sizeof p);
-    p.interp = o->interp;
-    p.border = o->border;
-    const double maxv = img.type == GVIS_U8 ? 255 : img.type == GVIS_U16 ? 65535 : 1;
-    for (int c = 0; c < 4; c++)
-        p.fill[c] = o->letterbox[0] ? 114 : 0;
-    if (img.channels == 4 && o->letterbox[0])
-        p.fill[3] = maxv; /* the letterbox's border is opaque */
-    rc = expand(o->fill, o->nfill, img.channels, maxv, p.fill, "--fill");
-    if (!rc && o->letterbox[0]) {
-        p.width = o->letterbox[0];
-        p.height = o->letterbox[1];
-        gvis_letterbox_matrix(img.width, img.height, p.width, p.height, p.m);
-    } else if (!rc) {
-        memcpy(p.m, o->matrix, sizeof p.m);
-        p.inverse = o->inverse;
-        p.width = o->size[0] ? o->size[0] : img.width;
-        p.height = o->size[0] ? o->size[1] : img.height;
-    }
+    rc = warp_params(o, img.width, img.height, img.channels, img.type, &p);
     double fwd[6], inv[6];
     if (!rc)
         rc = gvis_warp_prepare(&p, fwd, inv);
     if (!rc && out) {
         if (is_tensor_output(o, out)) {
             gvis_tensor_params t;
-            memset(&t, 0, sizeof t);
-            t.layout = o->layout;
-            t.bgr = o->bgr;
-            t.scale = o->scale;
-            for (int c = 0; c < 4; c++)
-                t.std[c] = 1;
-            rc = expand(o->mean, o->nmean, img.channels, 0, t.mean, "--mean");
-            if (!rc)
-                rc = expand(o->std, o->nstd, img.channels, 1, t.std, "--std");
+            rc = tensor_params(o, img.channels, &t);
             gvis_array a = {0};
             if (!rc)
                 rc = gvis_warp_tensor(ctx, &img, &p, &t, &a);
@@ -394,6 +449,11 @@ static int warp_main(struct warp_opts *op, const struct cli_cmd *cmdp, struct cl
         cli_error("%s", gvis_errmsg());
         cli_finish(ctx, t0);
         return EXIT_RUNTIME;
+    }
+    if (!o.save_matrix) { /* the staged batch; with matrices to write, the file chain */
+        cli_set_image_op(warp_op);
+        cli_set_image_op_dev(warp_op_dev);
+        cli_set_image_op_file(warp_op_file);
     }
     status = cli_run_batch(&cmd, &args, ctx, warp_one, &o, out_ext);
     cli_finish(ctx, t0);

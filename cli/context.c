@@ -39,7 +39,15 @@ static int jpeg_codec(void)
 
 gvis_ctx *cli_context(int *status) { return cli_context_on(status, 0); }
 
-gvis_ctx *cli_context_on(int *status, int entry)
+static gvis_ctx *context_on(int *status, int entry, int quiet);
+
+gvis_ctx *cli_context_on(int *status, int entry) { return context_on(status, entry, 0); }
+
+/* The same without the -v lines, for a batch worker's context made on its own thread
+ * (g_opts.verbose is not touched: other threads read it). */
+gvis_ctx *cli_context_quiet(int *status, int entry) { return context_on(status, entry, 1); }
+
+static gvis_ctx *context_on(int *status, int entry, int quiet)
 {
     const struct cli_args *cur_args = cli_current_args();
     gvis_io_opts io = {.max_pixels = 0};
@@ -60,9 +68,14 @@ gvis_ctx *cli_context_on(int *status, int entry)
     gvis_ctx *ctx = NULL;
     int rc = gvis_ctx_create_on(&ctx, g_opts.device, entry, g_opts.repeat, &io, log_to_stderr, NULL);
     if (rc) {
-        cli_error("%s", gvis_errmsg());
+        if (!quiet) /* a worker's: its file reports it */
+            cli_error("%s", gvis_errmsg());
         *status = cli_exit_status(rc);
         return NULL;
+    }
+    if (quiet) {
+        *status = EXIT_OK;
+        return ctx;
     }
     cli_info("device %s", gvis_ctx_device_name(ctx));
     static int said; /* once, not once per batch worker */
@@ -100,9 +113,14 @@ void cli_finish(gvis_ctx *ctx, double t0_ms)
     }
     gvis_jpeg_counts j;
     gvis_jpeg_counts_total(&j);
-    if (j.nvjpeg && g_opts.verbose && !g_opts.quiet)
-        cli_info("JPEG: %ld decoded by nvJPEG, %ld by libjpeg-turbo; %ld encoded by nvJPEG, %ld by libjpeg-turbo",
-                 j.gpu_decoded, j.cpu_decoded, j.gpu_encoded, j.cpu_encoded);
+    if (j.nvjpeg && g_opts.verbose && !g_opts.quiet) {
+        char batches[96] = "";
+        if (j.batches)
+            snprintf(batches, sizeof batches, "; %ld decode batches of %.1f on average", j.batches,
+                     (double)j.batched / (double)j.batches);
+        cli_info("JPEG: %ld decoded by nvJPEG, %ld by libjpeg-turbo; %ld encoded by nvJPEG, %ld by libjpeg-turbo%s",
+                 j.gpu_decoded, j.cpu_decoded, j.gpu_encoded, j.cpu_encoded, batches);
+    }
     gvis_ctx_free(ctx);
 }
 

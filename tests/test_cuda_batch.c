@@ -62,7 +62,7 @@ static void run(const char *device, int workers, int readers, int writers, int i
     CHECK_OK(gvis_device_list(device, idx, 8, &entries));
     gvis_image_stages st[4];
     for (int w = 0; w < workers; w++)
-        st[w] = (gvis_image_stages){NULL, op, NULL, &params};
+        st[w] = (gvis_image_stages){.op = op, .arg = &params};
     for (int i = 0; i < N; i++)
         unlink(outs[i]);
     gvis_image_batch b = {.n = N, .inputs = ins, .outputs = outs, .workers = workers, .ctxs = ctxs, .stages = st,

@@ -84,7 +84,7 @@ static void batch(int readers, int writers, int inflight)
 {
     struct res r = {0};
     gvis_ctx *ctx = t_cpu_ctx();
-    gvis_image_stages st = {NULL, op, NULL, &params};
+    gvis_image_stages st = {.op = op, .arg = &params};
     lent_dst = 0;
     for (int i = 0; i < N; i++)
         unlink(outs[i]);

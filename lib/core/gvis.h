@@ -90,6 +90,15 @@ typedef struct {
     gvis_meta *meta;/* owned, may be NULL; set by the decoders, written by the encoders */
 } gvis_image;
 
+/* An image in device memory (a CUDA context's buffer, not owned): what the staged
+ * batch's device operations take and give (lib/pipeline/images.h, op_dev). */
+typedef struct {
+    int width, height, channels;
+    gvis_type type;
+    size_t pitch;  /* bytes from one row to the next */
+    void *data;    /* device pointer */
+} gvis_dev_image;
+
 #define GVIS_ROW(img, y) ((void *)((uint8_t *)(img)->data + (size_t)(y) * (img)->stride))
 
 /* Allocates an uninitialised image (meta NULL); stride = width*channels*bytes rounded up to align
@@ -318,6 +327,7 @@ typedef struct {
     long cpu_decoded;        /* JPEGs decoded by libjpeg-turbo on a context that uses nvJPEG */
     long gpu_encoded;        /* JPEGs encoded by nvJPEG */
     long cpu_encoded;        /* JPEGs encoded by libjpeg-turbo on a context that uses nvJPEG */
+    long batches, batched;   /* the staged batch's shared decoders: batches run, images they held */
 } gvis_jpeg_counts;
 void gvis_ctx_jpeg_counts(const gvis_ctx *ctx, gvis_jpeg_counts *n);
 /* The same summed over every context of the process (nvjpeg: 1 when one used nvJPEG). */

@@ -63,6 +63,19 @@ void gvis_nvj_close(gvis_ctx *ctx);
 int gvis_nvj_decode(gvis_ctx *ctx, const uint8_t *data, size_t len, gvis_image *img);
 int gvis_nvj_encode(gvis_ctx *ctx, const gvis_image *img, gvis_buf *b);
 void gvis_nvj_count_cpu(gvis_ctx *ctx, int encode);
+/* The staged batch's JPEG on the GPU (lib/pipeline/images_gpu.c):
+ * gvis_nvj_probe, on a reader thread (no CUDA): 1 when the engines may take this JPEG
+ * (a whole file, header and size limit by libjpeg-turbo, 8-bit baseline YCbCr of 3
+ * components, sides of GVIS_NVJPEG_MIN_SIDE and more), with its metadata (*meta, owned by
+ * the caller, EXIF orientation not yet applied) and stored size; 0 otherwise (decode it
+ * on the CPU).  gvis_nvj_encode_dev encodes the device image d (RGB u8, hdr's size and
+ * metadata, hdr->data unused) as gvis_nvj_encode does: GVIS_OK, an error, or
+ * GVIS_NVJ_DECLINED.  gvis_nvj_count_total counts into the process's totals (0 decoded
+ * by nvJPEG, 1 by libjpeg-turbo, 2 encoded by nvJPEG, 3 by libjpeg-turbo). */
+int gvis_nvj_probe(const gvis_io_opts *io, const uint8_t *data, size_t len, gvis_meta **meta, int *sw, int *sh);
+int gvis_nvj_encode_dev(gvis_ctx *ctx, const void *d, size_t pitch, const gvis_image *hdr, gvis_buf *b);
+void gvis_nvj_count_total(int what);
+void gvis_nvj_count_batches(long batches, long images);
 
 /* Adds the n bytes at p to GVIS_COUNT_REPLICAS interleaved 256-bin histograms
  * h[0 .. 256 * GVIS_COUNT_REPLICAS) (summed by the caller): repeated values then do not

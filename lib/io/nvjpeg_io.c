@@ -45,6 +45,8 @@ void gvis_jpeg_counts_total(gvis_jpeg_counts *n)
     n->cpu_decoded = __atomic_load_n(&total.cpu_decoded, __ATOMIC_RELAXED);
     n->gpu_encoded = __atomic_load_n(&total.gpu_encoded, __ATOMIC_RELAXED);
     n->cpu_encoded = __atomic_load_n(&total.cpu_encoded, __ATOMIC_RELAXED);
+    n->batches = __atomic_load_n(&total.batches, __ATOMIC_RELAXED);
+    n->batched = __atomic_load_n(&total.batched, __ATOMIC_RELAXED);
 }
 
 void gvis_ctx_jpeg_counts(const gvis_ctx *ctx, gvis_jpeg_counts *n)
@@ -57,6 +59,19 @@ void gvis_ctx_jpeg_counts(const gvis_ctx *ctx, gvis_jpeg_counts *n)
     n->cpu_decoded = ctx->nvj->cpu_dec;
     n->gpu_encoded = ctx->nvj->gpu_enc;
     n->cpu_encoded = ctx->nvj->cpu_enc;
+}
+
+void gvis_nvj_count_total(int what)
+{
+    long *all[] = {&total.gpu_decoded, &total.cpu_decoded, &total.gpu_encoded, &total.cpu_encoded};
+    if (what >= 0 && what < 4)
+        __atomic_add_fetch(all[what], 1, __ATOMIC_RELAXED);
+}
+
+void gvis_nvj_count_batches(long batches, long images)
+{
+    __atomic_add_fetch(&total.batches, batches, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&total.batched, images, __ATOMIC_RELAXED);
 }
 
 void gvis_nvj_count_cpu(gvis_ctx *ctx, int encode)
@@ -89,6 +104,17 @@ int gvis_nvj_encode(gvis_ctx *ctx, const gvis_image *img, gvis_buf *b)
 {
     (void)ctx, (void)img, (void)b;
     return GVIS_NVJ_DECLINED;
+}
+int gvis_nvj_encode_dev(gvis_ctx *ctx, const void *d, size_t pitch, const gvis_image *hdr, gvis_buf *b)
+{
+    (void)ctx, (void)d, (void)pitch, (void)hdr, (void)b;
+    return GVIS_NVJ_DECLINED;
+}
+int gvis_nvj_probe(const gvis_io_opts *io, const uint8_t *data, size_t len, gvis_meta **meta, int *sw, int *sh)
+{
+    (void)io, (void)data, (void)len, (void)sw, (void)sh;
+    *meta = NULL;
+    return 0;
 }
 
 #else
@@ -300,32 +326,73 @@ fail:
     return rc;
 }
 
-int gvis_nvj_encode(gvis_ctx *ctx, const gvis_image *img, gvis_buf *b)
+/* The encoder of the context, made on first use; NULL when it cannot be (said once). */
+static gvis_nvjpeg_enc *encoder(gvis_ctx *ctx, int *rc)
 {
     static int said;
     struct gvis_nvj_ctx *n = ctx->nvj;
-    size_t rows = (size_t)img->width * 3 * (size_t)img->height;
-    /* gray and RGBA, what the CPU writer refuses for its size, and tiny images (as on
-     * decode: microseconds on the CPU) keep the CPU path */
-    if (img->type != GVIS_U8 || img->channels != 3 || img->width > 65500 || img->height > 65500 ||
-        rows > GVIS_ENCODE_MAX || img->width < GVIS_NVJPEG_MIN_SIDE || img->height < GVIS_NVJPEG_MIN_SIDE)
-        return GVIS_NVJ_DECLINED;
-    if (!n->enc) {
-        if (n->enc_failed)
-            return GVIS_NVJ_DECLINED;
+    *rc = GVIS_NVJ_DECLINED;
+    if (!n->enc && !n->enc_failed) {
         char why[256] = "";
         gvis_nvjpeg_enc *enc;
-        if (gvis_nvjpeg_enc_create(n->lib, gvis_cu_job_stream(ctx->job), &enc, why,
-                                   sizeof why)) {
+        if (gvis_nvjpeg_enc_create(n->lib, gvis_cu_job_stream(ctx->job), &enc, why, sizeof why)) {
             n->enc_failed = 1;
             if (n->forced)
-                return gvis_error(GVIS_E_DEVICE, "--jpeg-codec nvjpeg: %s (use --jpeg-codec auto or cpu)", why);
-            once(ctx, GVIS_LOG_INFO, &said, "JPEG encoded by libjpeg-turbo", why);
-            return GVIS_NVJ_DECLINED;
+                *rc = gvis_error(GVIS_E_DEVICE, "--jpeg-codec nvjpeg: %s (use --jpeg-codec auto or cpu)", why);
+            else
+                once(ctx, GVIS_LOG_INFO, &said, "JPEG encoded by libjpeg-turbo", why);
+            return NULL;
         }
         n->enc = enc;
     }
-    gvis_nvjpeg_enc *enc = n->enc;
+    return n->enc;
+}
+
+/* gray and RGBA, what the CPU writer refuses for its size, and tiny images (as on
+ * decode: microseconds on the CPU) keep the CPU path */
+static int encodable(const gvis_image *img)
+{
+    size_t rows = (size_t)img->width * 3 * (size_t)img->height;
+    return img->type == GVIS_U8 && img->channels == 3 && img->width <= 65500 && img->height <= 65500 &&
+           rows <= GVIS_ENCODE_MAX && img->width >= GVIS_NVJPEG_MIN_SIDE && img->height >= GVIS_NVJPEG_MIN_SIDE;
+}
+
+int gvis_nvj_encode_dev(gvis_ctx *ctx, const void *d, size_t pitch, const gvis_image *img, gvis_buf *b)
+{
+    struct gvis_nvj_ctx *n = ctx->nvj;
+    int rc;
+    if (!n || !encodable(img))
+        return GVIS_NVJ_DECLINED;
+    gvis_nvjpeg_enc *enc = encoder(ctx, &rc);
+    if (!enc)
+        return rc;
+    unsigned char *out = NULL;
+    size_t out_len = 0;
+    int quality = ctx->io.quality ? ctx->io.quality : 95;
+    if (gvis_nvjpeg_enc_rgb(enc, (const unsigned char *)d, pitch, img->width, img->height, quality, GVIS_NVJ_CSS_420,
+                            &out, &out_len)) {
+        /* nvJPEG refusing this image (a tiny one, say) is the CPU's job; a device fault is not */
+        int err = gvis_cu_sync(ctx->job);
+        if (err)
+            return device_failure(ctx, "encode", gvis_cu_strerror(err));
+        gvis_log(ctx, GVIS_LOG_INFO, "nvJPEG did not encode a %dx%d image (%s); libjpeg-turbo does", img->width,
+                 img->height, gvis_nvjpeg_enc_error(enc));
+        return GVIS_NVJ_DECLINED;
+    }
+    rc = gvis_jpeg_splice_meta(out, out_len, gvis_meta_to_write(img, &ctx->io), b);
+    free(out);
+    if (!rc)
+        count(&n->gpu_enc, &total.gpu_encoded);
+    return rc;
+}
+
+int gvis_nvj_encode(gvis_ctx *ctx, const gvis_image *img, gvis_buf *b)
+{
+    int rc;
+    if (!encodable(img))
+        return GVIS_NVJ_DECLINED;
+    if (!encoder(ctx, &rc))
+        return rc;
     void *d = NULL;
     size_t pitch = 0;
     size_t rb = (size_t)img->width * 3;
@@ -334,22 +401,29 @@ int gvis_nvj_encode(gvis_ctx *ctx, const gvis_image *img, gvis_buf *b)
         err = gvis_cu_upload2d(ctx->job, d, pitch, img->data, img->stride, rb, (size_t)img->height);
     if (err)
         return device_failure(ctx, "encode", gvis_cu_strerror(err));
-    unsigned char *out = NULL;
-    size_t out_len = 0;
-    int quality = ctx->io.quality ? ctx->io.quality : 95;
-    if (gvis_nvjpeg_enc_rgb(enc, (const unsigned char *)d, pitch, img->width, img->height, quality, GVIS_NVJ_CSS_420,
-                            &out, &out_len)) {
-        /* nvJPEG refusing this image (a tiny one, say) is the CPU's job; a device fault is not */
-        if ((err = gvis_cu_sync(ctx->job)) != 0)
-            return device_failure(ctx, "encode", gvis_cu_strerror(err));
-        gvis_log(ctx, GVIS_LOG_INFO, "nvJPEG did not encode a %dx%d image (%s); libjpeg-turbo does", img->width,
-                 img->height, gvis_nvjpeg_enc_error(enc));
-        return GVIS_NVJ_DECLINED;
-    }
-    int rc = gvis_jpeg_splice_meta(out, out_len, gvis_meta_to_write(img, &ctx->io), b);
-    free(out);
-    if (!rc)
-        count(&n->gpu_enc, &total.gpu_encoded);
-    return rc;
+    return gvis_nvj_encode_dev(ctx, d, pitch, img, b);
+}
+
+int gvis_nvj_probe(const gvis_io_opts *io, const uint8_t *data, size_t len, gvis_meta **meta, int *sw, int *sh)
+{
+    gvis_jpeg_info info;
+    *meta = NULL;
+    if (!whole_file(data, len) || gvis_jpeg_scan(data, len, &info) != 0 || !gvis_jpeg_gpu_candidate(&info) ||
+        info.components != 3 || info.width < GVIS_NVJPEG_MIN_SIDE || info.height < GVIS_NVJPEG_MIN_SIDE)
+        return 0;
+    gvis_image hdr = {0};
+#ifdef GVIS_HAVE_JPEG
+    /* the size limit and the metadata, by the CPU codec's own code; a header it refuses
+     * goes to it whole, for its usual message */
+    if (gvis_jpeg_read_header(data, len, io, &hdr))
+        return 0;
+#else
+    if (gvis_check_size((size_t)info.width, (size_t)info.height, io))
+        return 0;
+#endif
+    *meta = hdr.meta;
+    *sw = info.width;
+    *sh = info.height;
+    return 1;
 }
 #endif

@@ -63,6 +63,9 @@ int gvis_gauss(gvis_ctx *ctx, const gvis_image *src, const gvis_gauss_params *p,
  * GPU, with --repeat, or where in place cannot be done (wrap border, an image no taller
  * than the kernel), blurred out of place and the pixels swapped.  Same bytes either way. */
 int gvis_gauss_inplace(gvis_ctx *ctx, gvis_image *img, const gvis_gauss_params *p);
+/* The blur of a device image of ctx's GPU into *dst (ctx's buffer slot 1, valid until
+ * its next operation): the staged batch's op_dev.  GVIS_E_DEVICE on a CPU context. */
+int gvis_gauss_dev(gvis_ctx *ctx, const gvis_dev_image *src, const gvis_gauss_params *p, gvis_dev_image *dst);
 
 /* The CPU implementation alone (dst allocated by the caller, same size, type, channels). */
 int gvis_gauss_cpu(const gvis_image *src, const gvis_gauss_params *p, gvis_image *dst);

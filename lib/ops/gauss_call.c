@@ -85,8 +85,59 @@ static int gauss_cuda(gvis_ctx *ctx, void *arg)
         return rc;
     return gvis_cuda_download_image(ctx, l.d_dst, l.dpitch, c->dst);
 }
+
+/* ---- on a device image (the staged batch's op_dev) ---- */
+
+struct gauss_dev_call {
+    const gvis_dev_image *src;
+    gvis_dev_image *dst;
+    gvis_gauss_desc d;
+};
+
+static int gauss_dev_cpu(gvis_ctx *ctx, void *arg)
+{
+    (void)ctx, (void)arg;
+    return gvis_error(GVIS_E_DEVICE, "a device image needs a CUDA context");
+}
+
+static int gauss_dev_cuda(gvis_ctx *ctx, void *arg)
+{
+    struct gauss_dev_call *c = arg;
+    const gvis_dev_image *s = c->src;
+    struct gauss_launch l = {s->data, s->pitch, NULL, 0, NULL, &c->d};
+    size_t row = (size_t)s->width * s->channels * s->type;
+    int err = gvis_cu_buffer2d(ctx->job, 1, row, (size_t)s->height, &l.d_dst, &l.dpitch);
+    int rc = gvis_cuda_status(err, "device allocation for the blurred image");
+    if (!rc && (c->d.kx > GVIS_GAUSS_TILE_TAPS || c->d.ky > GVIS_GAUSS_TILE_TAPS)) {
+        err = gvis_cu_buffer(ctx->job, 2, gvis_gauss_wide_scratch_bytes(&c->d), &l.d_scratch);
+        rc = gvis_cuda_status(err, "device allocation for a wide kernel's sums");
+    }
+    if (!rc)
+        rc = gvis_time_cuda(ctx, gauss_launch, &l);
+    if (!rc)
+        *c->dst = (gvis_dev_image){s->width, s->height, s->channels, s->type, l.dpitch, l.d_dst};
+    return rc;
+}
+
+int gvis_gauss_dev(gvis_ctx *ctx, const gvis_dev_image *src, const gvis_gauss_params *p, gvis_dev_image *dst)
+{
+    struct gauss_dev_call c = {src, dst, {0}};
+    gvis_image hdr = {src->width, src->height, src->channels, src->type, src->pitch, NULL, NULL};
+    float *taps;
+    int rc = gvis_gauss_desc_make(&hdr, p, &c.d, &taps);
+    if (rc)
+        return rc;
+    rc = gvis_dispatch(ctx, "gaussian blur", gauss_dev_cpu, gauss_dev_cuda, &c);
+    free(taps);
+    return rc;
+}
 #else
 #define gauss_cuda NULL
+int gvis_gauss_dev(gvis_ctx *ctx, const gvis_dev_image *src, const gvis_gauss_params *p, gvis_dev_image *dst)
+{
+    (void)ctx, (void)src, (void)p, (void)dst;
+    return gvis_error(GVIS_E_DEVICE, "this gvis was built without CUDA");
+}
 #endif
 
 int gvis_gauss(gvis_ctx *ctx, const gvis_image *src, const gvis_gauss_params *p, gvis_image *dst)

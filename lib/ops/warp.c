@@ -656,6 +656,8 @@ typedef struct {
     gvis_warp_desc d;
     gvis_image *dst;   /* image output */
     gvis_array *arr;   /* tensor output */
+    const gvis_dev_image *dsrc; /* a device source (src then holds its size alone) */
+    gvis_dev_image *ddst;       /* an image output kept on the device */
 #ifdef GVIS_HAVE_CUDA
     const void *d_src;
     size_t spitch;
@@ -674,6 +676,8 @@ static int cpu_run(void *arg)
 
 static int warp_on_cpu(gvis_ctx *ctx, void *arg)
 {
+    if (((warp_op *)arg)->dsrc)
+        return gvis_error(GVIS_E_DEVICE, "a device image needs a CUDA context");
     return gvis_time_cpu(ctx, cpu_run, arg);
 }
 
@@ -687,9 +691,9 @@ static int cuda_launch(void *arg, void *stream)
 static int warp_on_cuda(gvis_ctx *ctx, void *arg)
 {
     warp_op *op = arg;
-    void *d_src;
-    size_t spitch;
-    int rc = gvis_cuda_upload_image(ctx, 0, op->src, &d_src, &spitch);
+    void *d_src = op->dsrc ? op->dsrc->data : NULL;
+    size_t spitch = op->dsrc ? op->dsrc->pitch : 0;
+    int rc = op->dsrc ? 0 : gvis_cuda_upload_image(ctx, 0, op->src, &d_src, &spitch);
     if (rc)
         return rc;
     op->d_src = d_src;
@@ -712,6 +716,10 @@ static int warp_on_cuda(gvis_ctx *ctx, void *arg)
     rc = gvis_time_cuda(ctx, cuda_launch, op);
     if (rc)
         return rc;
+    if (op->ddst) {
+        *op->ddst = (gvis_dev_image){op->d.dst_w, op->d.dst_h, op->d.channels, op->src->type, op->dpitch, op->d_dst};
+        return GVIS_OK;
+    }
     if (op->dst)
         return gvis_cuda_download_image(ctx, op->d_dst, op->dpitch, op->dst);
     return gvis_cuda_download(ctx, op->arr->data, op->d_dst, op->arr->nbytes);
@@ -760,6 +768,17 @@ static int make_desc(gvis_ctx *ctx, const gvis_image *src, const gvis_warp_param
     return GVIS_OK;
 }
 
+int gvis_warp_dev(gvis_ctx *ctx, const gvis_dev_image *src, const gvis_warp_params *p, gvis_dev_image *dst)
+{
+    gvis_image hdr = {src->width, src->height, src->channels, src->type, src->pitch, NULL, NULL};
+    warp_op op = {.src = &hdr, .dsrc = src, .ddst = dst};
+    int rc = make_desc(ctx, &hdr, p, &op.d);
+    if (rc)
+        return rc;
+    op.d.out = GVIS_WARP_OUT_IMAGE;
+    return gvis_dispatch(ctx, "warpaffine", warp_on_cpu, warp_on_cuda, &op);
+}
+
 int gvis_warp(gvis_ctx *ctx, const gvis_image *src, const gvis_warp_params *p, gvis_image *dst)
 {
     warp_op op = {.src = src, .dst = dst};
@@ -777,10 +796,10 @@ int gvis_warp(gvis_ctx *ctx, const gvis_image *src, const gvis_warp_params *p, g
     return rc;
 }
 
-int gvis_warp_tensor(gvis_ctx *ctx, const gvis_image *src, const gvis_warp_params *p, const gvis_tensor_params *t,
-                     gvis_array *out)
+static int warp_tensor(gvis_ctx *ctx, const gvis_image *src, const gvis_dev_image *dsrc, const gvis_warp_params *p,
+                       const gvis_tensor_params *t, gvis_array *out)
 {
-    warp_op op = {.src = src, .arr = out};
+    warp_op op = {.src = src, .arr = out, .dsrc = dsrc};
     memset(out, 0, sizeof *out);
     int rc = make_desc(ctx, src, p, &op.d);
     if (rc)
@@ -822,4 +841,17 @@ int gvis_warp_tensor(gvis_ctx *ctx, const gvis_image *src, const gvis_warp_param
     if (rc)
         gvis_array_free(out);
     return rc;
+}
+
+int gvis_warp_tensor(gvis_ctx *ctx, const gvis_image *src, const gvis_warp_params *p, const gvis_tensor_params *t,
+                     gvis_array *out)
+{
+    return warp_tensor(ctx, src, NULL, p, t, out);
+}
+
+int gvis_warp_tensor_dev(gvis_ctx *ctx, const gvis_dev_image *src, const gvis_warp_params *p,
+                         const gvis_tensor_params *t, gvis_array *out)
+{
+    gvis_image hdr = {src->width, src->height, src->channels, src->type, src->pitch, NULL, NULL};
+    return warp_tensor(ctx, &hdr, src, p, t, out);
 }

@@ -50,6 +50,13 @@ int gvis_warp(gvis_ctx *ctx, const gvis_image *src, const gvis_warp_params *p, g
 int gvis_warp_tensor(gvis_ctx *ctx, const gvis_image *src, const gvis_warp_params *p,
                      const gvis_tensor_params *t, gvis_array *out);
 
+/* The same on a device image of ctx's GPU (the staged batch's device path): the image
+ * output stays on the device (ctx's buffer slot 1, valid until its next operation), the
+ * tensor comes back to the host.  GVIS_E_DEVICE on a CPU context. */
+int gvis_warp_dev(gvis_ctx *ctx, const gvis_dev_image *src, const gvis_warp_params *p, gvis_dev_image *dst);
+int gvis_warp_tensor_dev(gvis_ctx *ctx, const gvis_dev_image *src, const gvis_warp_params *p,
+                         const gvis_tensor_params *t, gvis_array *out);
+
 #ifdef __cplusplus
 }
 #endif

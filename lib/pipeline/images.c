@@ -8,7 +8,9 @@
 
 #include "bufpool.h"
 #include "images.h"
+#include "images_gpu.h"
 #include "internal.h"
+#include "jpeg_batch.h"
 #include "pipeline.h"
 
 /* An item's images borrow their pixels from the run's buffer pool (bufpool.h): buf[0]
@@ -21,6 +23,11 @@ struct slot {
     size_t cap[2];
     int device;            /* the CUDA device that computed it, -1 none */
     char *msg;
+    /* JPEG through nvJPEG: the reader's bitstream for the engines (with its metadata and
+     * stored size), and the output the compute stage encoded on the device */
+    gvis_buf bits, enc;
+    gvis_meta *jmeta;
+    int jw, jh;
 };
 
 struct worker {
@@ -34,6 +41,8 @@ struct run {
     gvis_ctx **rctx, **wctx;
     atomic_int *broken; /* per device-list entry: its device failed */
     int pin;            /* some worker runs on CUDA */
+    int gpu_jpeg;       /* JPEG through nvJPEG: bitstreams, device images, device encode */
+    gvis_jbatch **jb;   /* per device-list entry: the shared batch decoder */
     gvis_bufpool pool;
 };
 
@@ -74,6 +83,10 @@ static void slot_clear(struct run *r, struct slot *s)
 {
     release(r, s, 0, &s->src);
     release(r, s, 1, &s->dst);
+    gvis_buf_free(&s->bits);
+    gvis_buf_free(&s->enc);
+    gvis_meta_free(s->jmeta);
+    s->jmeta = NULL;
     free(s->msg);
     s->msg = NULL;
     s->device = -1;
@@ -97,6 +110,34 @@ static void bind(gvis_ctx *c)
 #endif
 }
 
+/* A reader where JPEG goes through nvJPEG (no CUDA here): a JPEG the engines may take
+ * stays a bitstream in the slot; anything else is decoded on the CPU as gvis_load does. */
+static int read_jpeg(struct run *r, struct slot *s, gvis_ctx *c, const char *path)
+{
+    double t0 = gvis_now_ms();
+    /* gvis_load's bound: what an image under the pixel limit can take, and headers */
+    size_t px = c->io.max_pixels ? c->io.max_pixels : GVIS_DEFAULT_MAX_PIXELS, limit;
+    if (gvis_mul_size(px, 16, &limit) || limit > SIZE_MAX - ((size_t)2 << 20))
+        limit = SIZE_MAX;
+    else
+        limit += (size_t)2 << 20;
+    int rc = gvis_read_input(path, GVIS_IN_IMAGE, limit, c->io.max_pixels, &s->bits);
+    if (!rc) {
+        s->in_format = gvis_sniff_format(s->bits.data, s->bits.len);
+        if (s->in_format != GVIS_FMT_JPEG ||
+            !gvis_nvj_probe(&c->io, s->bits.data, s->bits.len, &s->jmeta, &s->jw, &s->jh)) {
+            lend(r, s, 0);
+            rc = gvis_ctx_decode(c, s->bits.data, s->bits.len, &s->src);
+            settle(r, s, 0, &s->src);
+            if (!rc && s->in_format == GVIS_FMT_JPEG)
+                gvis_nvj_count_total(1);
+            gvis_buf_free(&s->bits);
+        }
+    }
+    c->timing.load_ms += gvis_now_ms() - t0;
+    return rc ? fail(s, rc) : 0;
+}
+
 static int st_read(void *v, int thread, int index, int slot)
 {
     struct run *r = v;
@@ -108,6 +149,8 @@ static int st_read(void *v, int thread, int index, int slot)
         return fail(s, rc);
     gvis_ctx *c = r->rctx[thread];
     bind(c);
+    if (r->gpu_jpeg)
+        return read_jpeg(r, s, c, b->inputs[index]);
     gvis_decode_fn decode = b->stages[0].decode ? b->stages[0].decode : gvis_load;
     lend(r, s, 0);
     rc = decode(c, b->inputs[index], &s->src);
@@ -118,6 +161,88 @@ static int st_read(void *v, int thread, int index, int slot)
     return 0;
 }
 
+/* The slot's bitstream decoded by libjpeg-turbo on this thread into src. */
+static int cpu_decode(struct run *r, struct slot *s, gvis_ctx *c)
+{
+    double t0 = gvis_now_ms();
+    release(r, s, 0, &s->src);
+    lend(r, s, 0);
+    int rc = gvis_image_decode(s->bits.data, s->bits.len, &c->io, &s->src);
+    settle(r, s, 0, &s->src);
+    if (!rc)
+        gvis_nvj_count_total(1);
+    gvis_meta_free(s->jmeta);
+    s->jmeta = NULL;
+    gvis_buf_free(&s->bits);
+    c->timing.load_ms += gvis_now_ms() - t0;
+    return rc;
+}
+
+static gvis_format out_format(const gvis_image_batch *b, int index)
+{
+    return b->format ? b->format : gvis_format_from_path(b->outputs[index]);
+}
+
+/* The compute stage on a GPU whose JPEG goes through nvJPEG: GVIS_OK (the result in
+ * s->enc or s->dst), an error of the file, or GVIS_NVJ_DECLINED: the host operation
+ * takes s->src (a bitstream the engines refused, or anything the device failed on, was
+ * decoded there by libjpeg-turbo). */
+static int compute_gpu(struct run *r, gvis_ctx *c, const gvis_image_stages *st, struct slot *s, int index)
+{
+    const gvis_image_batch *b = r->b;
+    gvis_dev_image in, res;
+    int on_dev = 0, rc;
+    bind(c);
+    if (s->bits.data) {
+        rc = gvis_gpu_decode(c, r->jb[c->entry % (b->entries > 0 ? b->entries : 1)], s->bits.data, s->bits.len, s->jw, s->jh, s->jmeta, &in);
+        if (rc > 0)
+            gvis_log(c, GVIS_LOG_WARN, "'%s': %s; decoding it with libjpeg-turbo", b->inputs[index], gvis_errmsg());
+        if (rc)
+            return (rc = cpu_decode(r, s, c)) ? rc : GVIS_NVJ_DECLINED;
+        on_dev = 1;
+    }
+    if (on_dev && st->op_file) { /* a tensor straight from the device image */
+        rc = st->op_file(c, NULL, &in, b->outputs[index], &s->enc, st->arg);
+        if (rc != GVIS_OP_IMAGE) {
+            if (rc == GVIS_E_DEVICE || rc == GVIS_E_DEVICE_NOMEM) { /* the host path, on its own terms */
+                gvis_buf_free(&s->enc);
+                gvis_log(c, GVIS_LOG_WARN, "'%s': %s; computing it on the host path", b->inputs[index], gvis_errmsg());
+                return (rc = cpu_decode(r, s, c)) ? rc : GVIS_NVJ_DECLINED;
+            }
+            return rc;
+        }
+    }
+    if (!st->op_dev) { /* the host operation, on the downloaded image */
+        if (!on_dev)
+            return GVIS_NVJ_DECLINED;
+        lend(r, s, 0);
+        rc = gvis_gpu_download(c, &in, s->jmeta, &s->src);
+        settle(r, s, 0, &s->src);
+        return rc && (rc = cpu_decode(r, s, c)) ? rc : GVIS_NVJ_DECLINED;
+    }
+    if (!on_dev && gvis_gpu_upload(c, &s->src, &in))
+        return GVIS_NVJ_DECLINED;
+    gvis_meta *meta = on_dev ? s->jmeta : s->src.meta;
+    rc = st->op_dev(c, &in, &res, st->arg);
+    if (!rc && out_format(b, index) == GVIS_FMT_JPEG) {
+        rc = gvis_gpu_encode(c, &res, meta, &s->enc);
+        if (rc != GVIS_NVJ_DECLINED && rc != GVIS_E_DEVICE && rc != GVIS_E_DEVICE_NOMEM)
+            return rc;
+        gvis_buf_free(&s->enc);
+        rc = rc == GVIS_NVJ_DECLINED ? 0 : rc;
+    }
+    if (!rc) {
+        lend(r, s, 1);
+        rc = gvis_gpu_download(c, &res, meta, &s->dst);
+        settle(r, s, 1, &s->dst);
+    }
+    if (rc == GVIS_E_DEVICE || rc == GVIS_E_DEVICE_NOMEM) { /* the host path, on its own terms */
+        gvis_log(c, GVIS_LOG_WARN, "'%s': %s; computing it on the host path", b->inputs[index], gvis_errmsg());
+        return s->bits.data && (rc = cpu_decode(r, s, c)) ? rc : GVIS_NVJ_DECLINED;
+    }
+    return rc;
+}
+
 static int st_compute(void *v, int worker, int index, int slot)
 {
     struct run *r = v;
@@ -125,12 +250,41 @@ static int st_compute(void *v, int worker, int index, int slot)
     const gvis_image_stages *st = &b->stages[worker];
     struct slot *s = &r->slots[slot];
     (void)index;
+    if (!b->ctxs[worker]) { /* made here, at this worker's first item (images.h) */
+        b->ctxs[worker] = b->make_ctx ? b->make_ctx(b->user, worker) : NULL;
+        if (!b->ctxs[worker])
+            return fail(s, b->make_ctx ? GVIS_E_DEVICE : gvis_error(GVIS_E_ARG, "no context for worker %d", worker));
+    }
     gvis_ctx *c = b->ctxs[worker];
     struct worker *w = &r->w[worker];
     if (w->fallback)
         c = w->fallback;
+    int rc = GVIS_NVJ_DECLINED;
+    if (r->gpu_jpeg && gvis_ctx_on_cuda(c) && c->nvj)
+        rc = compute_gpu(r, c, st, s, index);
+    else if (s->bits.data)
+        rc = cpu_decode(r, s, c);
+    if (rc != GVIS_NVJ_DECLINED) {
+        gvis_buf_free(&s->bits);
+        release(r, s, 0, &s->src);
+        if (rc)
+            return fail(s, rc);
+        s->device = gvis_ctx_device_index(c);
+        return 0;
+    }
+    gvis_buf_free(&s->bits);
+    if (st->op_file) { /* a tensor from the host image */
+        rc = st->op_file(c, &s->src, NULL, b->outputs[index], &s->enc, st->arg);
+        if (rc != GVIS_OP_IMAGE) {
+            release(r, s, 0, &s->src);
+            if (rc)
+                return fail(s, rc);
+            s->device = gvis_ctx_device_index(c);
+            return 0;
+        }
+    }
     lend(r, s, 1);
-    int rc = st->op(c, &s->src, &s->dst, st->arg);
+    rc = st->op(c, &s->src, &s->dst, st->arg);
     /* a GPU that fails: its entry is marked, and this worker goes on with a context on
      * the next entry not known broken (the same file first) */
     while (rc == GVIS_E_DEVICE && c->on_cuda && b->make_ctx && b->entries > 1) {
@@ -157,6 +311,10 @@ static int st_compute(void *v, int worker, int index, int slot)
     if (rc && s->dst.data) /* a failed op keeps no image (a lent buffer goes back to the lend) */
         gvis_image_free(&s->dst);
     settle(r, s, 1, &s->dst);
+    /* a JPEG output of a host result: encoded here, on the GPU, where that works */
+    if (!rc && r->gpu_jpeg && c->nvj && gvis_ctx_on_cuda(c) && out_format(b, index) == GVIS_FMT_JPEG &&
+        gvis_nvj_encode(c, &s->dst, &s->enc) != GVIS_OK)
+        gvis_buf_free(&s->enc);
     release(r, s, 0, &s->src); /* the decoded image is done with: its buffer for the next */
     if (rc)
         return fail(s, rc);
@@ -175,7 +333,18 @@ static int st_write(void *v, int thread, int index, int slot)
     gvis_encode_fn encode = b->stages[0].encode ? b->stages[0].encode : gvis_save;
     /* the item's outputs are one set: all of them or none */
     gvis_outset *set = gvis_outset_begin();
-    int rc = set ? encode(c, b->outputs[index], b->format, &s->dst) : gvis_error(GVIS_E_NOMEM, "out of memory");
+    int rc;
+    if (!set) {
+        rc = gvis_error(GVIS_E_NOMEM, "out of memory");
+    } else if (s->enc.data) { /* encoded on the device: the bytes alone */
+        double t0 = gvis_now_ms();
+        rc = gvis_write_file_atomic(b->outputs[index], s->enc.data, s->enc.len);
+        c->timing.save_ms += gvis_now_ms() - t0;
+    } else {
+        rc = encode(c, b->outputs[index], b->format, &s->dst);
+        if (!rc && r->gpu_jpeg && out_format(b, index) == GVIS_FMT_JPEG)
+            gvis_nvj_count_total(3);
+    }
     if (set && !rc)
         rc = gvis_outset_commit(set);
     else
@@ -231,15 +400,24 @@ int gvis_image_batch_run(const gvis_image_batch *b)
     /* where the workers' contexts decode and encode JPEG on the GPU (nvJPEG), each reader
      * and writer gets a context of its own on a device of the list, round robin; else a
      * CPU context with the same I/O options */
-    int dev_io = b->make_ctx && b->entries > 0 && b->ctxs[0]->nvj;
+    r.gpu_jpeg = b->ctxs[0]->nvj && !b->stages[0].decode;
+    if (r.gpu_jpeg) {
+        int entries = b->entries > 0 ? b->entries : 1;
+        if (!(r.jb = calloc((size_t)entries, sizeof *r.jb)))
+            goto out;
+        for (int e = 0; e < entries; e++)
+            if (!(r.jb[e] = gvis_jbatch_new(b->jpeg_batch > 0 ? b->jpeg_batch : 64)))
+                goto out;
+    }
+    /* readers and writers never touch a device: CPU contexts with the workers' options */
     for (int i = 0; i < b->readers; i++)
-        if (!(dev_io && (r.rctx[i] = b->make_ctx(b->user, i % b->entries))) && !(r.rctx[i] = gvis_io_ctx(b->ctxs[0])))
+        if (!(r.rctx[i] = gvis_io_ctx(b->ctxs[0])))
             goto out;
     for (int i = 0; i < b->writers; i++)
-        if (!(dev_io && (r.wctx[i] = b->make_ctx(b->user, i % b->entries))) && !(r.wctx[i] = gvis_io_ctx(b->ctxs[0])))
+        if (!(r.wctx[i] = gvis_io_ctx(b->ctxs[0])))
             goto out;
     for (int i = 0; i < b->workers; i++)
-        r.pin |= b->ctxs[i]->on_cuda;
+        r.pin |= b->ctxs[i] ? b->ctxs[i]->on_cuda : b->ctxs[0]->on_cuda;
     /* at most every slot's two images alive at once, and the stage in progress */
     if (gvis_bufpool_init(&r.pool, 2 * b->inflight + 2, r.pin))
         goto out;
@@ -266,6 +444,8 @@ out:
         gvis_bufpool_destroy(&r.pool);
     gvis_timing *t = &b->ctxs[0]->timing;
     for (int i = 1; i < b->workers; i++) {
+        if (!b->ctxs[i])
+            continue;
         gvis_timing_add(t, &b->ctxs[i]->timing);
         b->ctxs[i]->timing = (gvis_timing){.repeat = t->repeat};
     }
@@ -287,6 +467,16 @@ out:
                 gvis_timing_add(t, &r.wctx[i]->timing);
                 gvis_ctx_free(r.wctx[i]);
             }
+    if (r.jb) {
+        for (int e = 0; e < (b->entries > 0 ? b->entries : 1); e++)
+            if (r.jb[e]) {
+                long batches, images;
+                gvis_jbatch_stats(r.jb[e], &batches, &images);
+                gvis_nvj_count_batches(batches, images);
+                gvis_jbatch_free(r.jb[e]);
+            }
+        free(r.jb);
+    }
     free(r.slots);
     free(r.w);
     free(r.rctx);

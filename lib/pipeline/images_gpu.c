@@ -1,0 +1,108 @@
+/* The staged batch's device steps for nvJPEG (images_gpu.h). */
+#include "images_gpu.h"
+
+#include <string.h>
+
+#include "codec.h"
+#include "internal.h"
+
+#ifdef GVIS_HAVE_CUDA
+#include "jpeg_orient.h"
+
+enum { SLOT_STORED = 14, SLOT_UPRIGHT = 15 };
+
+static int buffer(gvis_ctx *c, int slot, int w, int h, gvis_dev_image *d)
+{
+    *d = (gvis_dev_image){w, h, 3, GVIS_U8, 0, NULL};
+    int err = gvis_cu_buffer2d(c->job, slot, (size_t)w * 3, (size_t)h, &d->data, &d->pitch);
+    if (err == GVIS_CUDA_ERR_NOMEM)
+        return gvis_error(GVIS_E_DEVICE_NOMEM, "out of device memory allocating %zu bytes for a %dx%d image",
+                          (size_t)w * 3 * (size_t)h, w, h);
+    return gvis_cuda_status(err, "device allocation");
+}
+
+int gvis_gpu_decode(gvis_ctx *c, gvis_jbatch *jb, const uint8_t *bits, size_t len, int sw, int sh, gvis_meta *meta,
+                    gvis_dev_image *out)
+{
+    double t0 = gvis_now_ms();
+    int orient = meta && !c->io.no_autorotate && meta->orientation >= 2 && meta->orientation <= 8 ? meta->orientation
+                                                                                                    : 1;
+    gvis_dev_image st;
+    int rc = buffer(c, SLOT_STORED, sw, sh, &st);
+    if (rc)
+        return rc;
+    char why[256] = "";
+    int got = gvis_jbatch_decode(jb, c->cuda_index, bits, len, st.data, st.pitch, why, sizeof why);
+    if (got < 0)
+        return gvis_error(GVIS_E_DEVICE, "%s", why);
+    if (got > 0)
+        return GVIS_NVJ_DECLINED;
+    if (orient == 1) {
+        *out = st;
+    } else {
+        int w, h;
+        gvis_orient_size(orient, sw, sh, &w, &h);
+        if ((rc = buffer(c, SLOT_UPRIGHT, w, h, out)))
+            return rc;
+        int err = gvis_cu_orient(st.data, st.pitch, sw, sh, 3, orient, out->data, out->pitch,
+                                 gvis_cu_job_stream(c->job));
+        if ((rc = gvis_cuda_status(err, "orientation")))
+            return rc;
+        gvis_meta_mark_upright(meta);
+    }
+    gvis_nvj_count_total(0);
+    c->timing.load_ms += gvis_now_ms() - t0;
+    return 0;
+}
+
+int gvis_gpu_upload(gvis_ctx *c, const gvis_image *img, gvis_dev_image *out)
+{
+    *out = (gvis_dev_image){img->width, img->height, img->channels, img->type, 0, NULL};
+    return gvis_cuda_upload_image(c, SLOT_STORED, img, &out->data, &out->pitch);
+}
+
+int gvis_gpu_download(gvis_ctx *c, const gvis_dev_image *d, const gvis_meta *meta, gvis_image *img)
+{
+    int rc = gvis_image_alloc(img, d->width, d->height, d->channels, d->type, 64);
+    if (rc)
+        return rc;
+    gvis_image hdr = {d->width, d->height, d->channels, d->type, 0, NULL, (gvis_meta *)meta};
+    if (!(rc = gvis_cuda_download_image(c, d->data, d->pitch, img)) && meta)
+        rc = gvis_image_copy_meta(img, &hdr);
+    if (rc)
+        gvis_image_free(img);
+    return rc;
+}
+
+int gvis_gpu_encode(gvis_ctx *c, const gvis_dev_image *d, gvis_meta *meta, gvis_buf *b)
+{
+    double t0 = gvis_now_ms();
+    gvis_image hdr = {d->width, d->height, d->channels, d->type, 0, NULL, meta};
+    int rc = gvis_nvj_encode_dev(c, d->data, d->pitch, &hdr, b);
+    c->timing.save_ms += gvis_now_ms() - t0;
+    return rc;
+}
+
+#else /* without CUDA the batch never takes these steps */
+int gvis_gpu_decode(gvis_ctx *c, gvis_jbatch *jb, const uint8_t *bits, size_t len, int sw, int sh, gvis_meta *meta,
+                    gvis_dev_image *out)
+{
+    (void)c, (void)jb, (void)bits, (void)len, (void)sw, (void)sh, (void)meta, (void)out;
+    return GVIS_NVJ_DECLINED;
+}
+int gvis_gpu_upload(gvis_ctx *c, const gvis_image *img, gvis_dev_image *out)
+{
+    (void)c, (void)img, (void)out;
+    return gvis_error(GVIS_E_DEVICE, "this gvis was built without CUDA");
+}
+int gvis_gpu_download(gvis_ctx *c, const gvis_dev_image *d, const gvis_meta *meta, gvis_image *img)
+{
+    (void)c, (void)d, (void)meta, (void)img;
+    return gvis_error(GVIS_E_DEVICE, "this gvis was built without CUDA");
+}
+int gvis_gpu_encode(gvis_ctx *c, const gvis_dev_image *d, gvis_meta *meta, gvis_buf *b)
+{
+    (void)c, (void)d, (void)meta, (void)b;
+    return GVIS_NVJ_DECLINED;
+}
+#endif

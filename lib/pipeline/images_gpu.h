@@ -1,0 +1,28 @@
+/* The device steps of the staged batch's compute stage where JPEG goes through nvJPEG
+ * (images.c calls them; docs/notes-nvjpeg.md): a reader's bitstream decoded by the GPU's
+ * shared batch decoder into this context's device memory and turned upright there, host
+ * images uploaded, results encoded by nvJPEG on the device or downloaded.  Device
+ * buffers are the context's job slots 14 (stored / uploaded) and 15 (upright): device
+ * operations (op_dev) use the low ones. */
+#ifndef GVIS_IMAGES_GPU_H
+#define GVIS_IMAGES_GPU_H
+
+#include "gvis.h"
+#include "jpeg_batch.h"
+
+/* Decodes the JPEG bits[0..len) (stored sw x sh, metadata meta, its orientation still to
+ * apply unless the context's --no-autorotate) into *out, upright; meta is then marked
+ * upright.  0 decoded; GVIS_NVJ_DECLINED (internal.h) when nvJPEG refused or failed on
+ * the file (decode it on the CPU); a gvis status (GVIS_E_DEVICE...) when the device
+ * failed, with the message set. */
+int gvis_gpu_decode(gvis_ctx *c, gvis_jbatch *jb, const uint8_t *bits, size_t len, int sw, int sh, gvis_meta *meta,
+                    gvis_dev_image *out);
+/* img into the context's slot 14. */
+int gvis_gpu_upload(gvis_ctx *c, const gvis_image *img, gvis_dev_image *out);
+/* d into a new host image *img (allocated here: a lent buffer takes it), meta copied. */
+int gvis_gpu_download(gvis_ctx *c, const gvis_dev_image *d, const gvis_meta *meta, gvis_image *img);
+/* d as a JPEG file into b by nvJPEG with meta's markers: GVIS_OK, an error, or
+ * GVIS_NVJ_DECLINED (not a JPEG nvJPEG encodes: the writer's CPU codec does). */
+int gvis_gpu_encode(gvis_ctx *c, const gvis_dev_image *d, gvis_meta *meta, gvis_buf *b);
+
+#endif

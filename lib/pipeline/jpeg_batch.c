@@ -1,0 +1,220 @@
+/* The shared batched JPEG decoder of one GPU (jpeg_batch.h). */
+#include "jpeg_batch.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#ifdef GVIS_HAVE_CUDA
+#include "nvjpeg_codec.h"
+
+enum { DECODERS = 2, MAX_BATCH = 128 };
+
+struct req {
+    const uint8_t *data;
+    size_t len;
+    void *d_dst;
+    size_t pitch;
+    int state; /* 0 waiting, 1 taken by a leader, 2 finished */
+    int status; /* 0 decoded, 1 refused, -1 failed */
+    char why[200];
+    struct req *next;
+};
+
+struct gvis_jbatch {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int device, max_batch;
+    struct req *head, *tail;
+    int made, broken; /* decoders made (or tried); broken: none could be */
+    char broken_why[200];
+    int busy[DECODERS];
+    gvis_cu_job *job[DECODERS];
+    gvis_nvjpeg_dec *dec[DECODERS];
+    long batches, images;
+};
+
+gvis_jbatch *gvis_jbatch_new(int max_batch)
+{
+    gvis_jbatch *jb = calloc(1, sizeof *jb);
+    if (!jb)
+        return NULL;
+    pthread_mutex_init(&jb->mu, NULL);
+    pthread_cond_init(&jb->cv, NULL);
+    jb->max_batch = max_batch < 1 ? 1 : max_batch > MAX_BATCH ? MAX_BATCH : max_batch;
+    return jb;
+}
+
+void gvis_jbatch_free(gvis_jbatch *jb)
+{
+    if (!jb)
+        return;
+    for (int k = 0; k < DECODERS; k++) {
+        if (jb->job[k])
+            gvis_cu_sync(jb->job[k]);
+        gvis_nvjpeg_dec_destroy(jb->dec[k]);
+        gvis_cu_job_destroy(jb->job[k]);
+    }
+    pthread_mutex_destroy(&jb->mu);
+    pthread_cond_destroy(&jb->cv);
+    free(jb);
+}
+
+void gvis_jbatch_stats(gvis_jbatch *jb, long *batches, long *images)
+{
+    pthread_mutex_lock(&jb->mu);
+    *batches = jb->batches;
+    *images = jb->images;
+    pthread_mutex_unlock(&jb->mu);
+}
+
+/* Under the lock, by the first leader: a job (stream) and a hardware decoder per slot. */
+static void make_decoders(gvis_jbatch *jb)
+{
+    char why[256] = "";
+    const gvis_nvjpeg_lib *lib = gvis_nvjpeg(why, sizeof why);
+    jb->made = 1;
+    for (int k = 0; k < DECODERS && lib; k++) {
+        int err = gvis_cu_job_create(jb->device, &jb->job[k]);
+        if (err) {
+            snprintf(why, sizeof why, "CUDA stream for the JPEG decoder: %s", gvis_cu_strerror(err));
+            jb->job[k] = NULL;
+            break;
+        }
+        if (gvis_nvjpeg_dec_create(lib, jb->max_batch, gvis_cu_job_stream(jb->job[k]), &jb->dec[k], why,
+                                   sizeof why)) {
+            gvis_cu_job_destroy(jb->job[k]);
+            jb->job[k] = NULL;
+            jb->dec[k] = NULL;
+            break;
+        }
+    }
+    if (!jb->dec[0]) {
+        jb->broken = 1;
+        snprintf(jb->broken_why, sizeof jb->broken_why, "%s", why[0] ? why : "nvJPEG is unavailable");
+    }
+}
+
+static int free_decoder(gvis_jbatch *jb)
+{
+    for (int k = 0; k < DECODERS; k++)
+        if (jb->dec[k] && !jb->busy[k])
+            return k;
+    return -1;
+}
+
+/* Outside the lock: decoder k runs the n requests of batch r. */
+static void run_batch(gvis_jbatch *jb, int k, struct req **r, int n)
+{
+    gvis_nvjpeg_dec *dec = jb->dec[k];
+    const uint8_t *data[MAX_BATCH];
+    size_t len[MAX_BATCH], pitch[MAX_BATCH];
+    unsigned char *dst[MAX_BATCH];
+    int status[MAX_BATCH], idx[MAX_BATCH], m = 0;
+    for (int i = 0; i < n; i++) {
+        gvis_jpeg_info info;
+        r[i]->status = 1; /* refused unless decoded */
+        if (!gvis_nvjpeg_dec_supported(dec, r[i]->data, r[i]->len, &info))
+            continue;
+        data[m] = r[i]->data;
+        len[m] = r[i]->len;
+        dst[m] = r[i]->d_dst;
+        pitch[m] = r[i]->pitch;
+        idx[m++] = i;
+    }
+    if (!m)
+        return;
+    int err = 0;
+    const char *why = NULL;
+    if (gvis_nvjpeg_dec_batch(dec, m, data, len, dst, pitch, status))
+        why = gvis_nvjpeg_dec_error(dec);
+    else if ((err = gvis_cu_sync(jb->job[k])) != 0)
+        why = gvis_cu_strerror(err);
+    for (int j = 0; j < m; j++) {
+        struct req *q = r[idx[j]];
+        if (why) {
+            q->status = -1;
+            snprintf(q->why, sizeof q->why, "nvJPEG batched decode: %s", why);
+        } else {
+            q->status = status[j] == GVIS_NVJPEG_DECODED ? 0 : 1;
+        }
+    }
+}
+
+int gvis_jbatch_decode(gvis_jbatch *jb, int device, const uint8_t *data, size_t len, void *d_dst, size_t pitch,
+                       char *why, size_t why_len)
+{
+    struct req me = {.data = data, .len = len, .d_dst = d_dst, .pitch = pitch};
+    pthread_mutex_lock(&jb->mu);
+    if (!jb->made) {
+        jb->device = device;
+        make_decoders(jb);
+    }
+    if (jb->broken) {
+        snprintf(why, why_len, "%s", jb->broken_why);
+        pthread_mutex_unlock(&jb->mu);
+        return -1;
+    }
+    if (jb->tail)
+        jb->tail->next = &me;
+    else
+        jb->head = &me;
+    jb->tail = &me;
+    while (me.state != 2) {
+        int k = me.state == 0 ? free_decoder(jb) : -1;
+        if (k < 0) {
+            pthread_cond_wait(&jb->cv, &jb->mu);
+            continue;
+        }
+        /* lead: every request waiting, up to the batch limit, oldest first (this one among
+         * them unless more than a batch waits before it: then it leads again after) */
+        struct req *batch[MAX_BATCH];
+        int n = 0;
+        while (jb->head && n < jb->max_batch) {
+            batch[n] = jb->head;
+            batch[n]->state = 1;
+            jb->head = jb->head->next;
+            n++;
+        }
+        if (!jb->head)
+            jb->tail = NULL;
+        jb->busy[k] = 1;
+        jb->batches++;
+        jb->images += n;
+        pthread_mutex_unlock(&jb->mu);
+        run_batch(jb, k, batch, n);
+        pthread_mutex_lock(&jb->mu);
+        jb->busy[k] = 0;
+        for (int i = 0; i < n; i++)
+            batch[i]->state = 2;
+        pthread_cond_broadcast(&jb->cv);
+    }
+    pthread_mutex_unlock(&jb->mu);
+    if (me.status < 0)
+        snprintf(why, why_len, "%s", me.why);
+    return me.status;
+}
+
+#else /* no CUDA: no batcher */
+gvis_jbatch *gvis_jbatch_new(int max_batch)
+{
+    (void)max_batch;
+    return NULL;
+}
+void gvis_jbatch_free(gvis_jbatch *jb) { (void)jb; }
+int gvis_jbatch_decode(gvis_jbatch *jb, int device, const uint8_t *data, size_t len, void *d_dst, size_t pitch,
+                       char *why, size_t why_len)
+{
+    (void)jb, (void)device, (void)data, (void)len, (void)d_dst, (void)pitch;
+    snprintf(why, why_len, "this gvis was built without CUDA");
+    return -1;
+}
+void gvis_jbatch_stats(gvis_jbatch *jb, long *batches, long *images)
+{
+    (void)jb;
+    *batches = *images = 0;
+}
+#endif
