@@ -157,10 +157,11 @@ char *cli_output_path(const char *o, const char *in, int i, const char *ext);
 /* Before any work: o (DIR/ or template) gives every input its own output (else a usage
  * error naming two inputs) and a template's folders exist.  -1 when all is well. */
 int cli_plan_outputs(const char *o, char *const *inputs, int n, const char *ext);
-/* Two different inputs with one base name (a/x.png, b/x.png) would both be written to
- * DIR/x.png, the second over the first: refuses that (a usage error, reported) before any
- * work.  Returns -1 when every output is distinct, else the exit status to return. */
-int cli_distinct_outputs(const char *dir, char *const *inputs, int n, const char *ext);
+/* cli_plan_outputs's check alone, making no folder: two different inputs with one base name
+ * (a/x.png, b/x.png) would both be written to DIR/x.png (or one expanded template), the
+ * second over the first: refuses that (a usage error, reported).  Returns -1 when every
+ * output is distinct, else the exit status to return. */
+int cli_distinct_outputs(const char *o, char *const *inputs, int n, const char *ext);
 
 /* disparity --left-dir L --right-dir R (cli/pairs.c): the image files of L and R of one name,
  * sorted, as paths[2i] (left) and paths[2i+1] (right), i < *npairs, pointing into *text

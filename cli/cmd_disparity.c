@@ -335,19 +335,19 @@ int cmd_disparity(int argc, char **argv)
         const char *need_dir = NULL;
         if (args.output && !is_dir_arg(args.output) && !cli_is_template(args.output))
             need_dir = "-o";
-        else if (o.right_out && !is_dir_arg(o.right_out))
+        else if (o.right_out && !is_dir_arg(o.right_out) && !cli_is_template(o.right_out))
             need_dir = "--right";
-        else if (o.preview && !is_dir_arg(o.preview))
+        else if (o.preview && !is_dir_arg(o.preview) && !cli_is_template(o.preview))
             need_dir = "--preview";
-        else if (o.ply && !is_dir_arg(o.ply))
+        else if (o.ply && !is_dir_arg(o.ply) && !cli_is_template(o.ply))
             need_dir = "--ply";
         if (need_dir) {
             if (pairs != &one)
                 free(pairs);
             free(pairs_text);
             cli_args_free(&args);
-            return cli_usage_error("%s with several pairs (or -o DIR/) needs a directory (%s DIR/)", need_dir,
-                                   need_dir);
+            return cli_usage_error("%s with several pairs (or -o DIR/) needs a directory or a template (%s DIR/ "
+                                   "or %s 'DIR/{stem}_{index}.EXT')", need_dir, need_dir, need_dir);
         }
     }
     if (o.qfile) {
@@ -380,30 +380,39 @@ int cmd_disparity(int argc, char **argv)
         cli_args_free(&args);
         return status;
     }
-    /* make the directories asked for */
-    const char *dirs[4] = {o.many && !cli_is_template(args.output) ? args.output : NULL, o.many ? o.right_out : NULL, o.many ? o.preview : NULL,
-                           o.many ? o.ply : NULL};
-    for (int i = 0; i < 4; i++)
-        if (dirs[i] && gvis_mkdir_p(dirs[i]) != GVIS_OK) {
+    /* Before any work and before any folder is made: each output kind (map, right map,
+     * preview, cloud) gives every pair its own file; two left images of one base name would
+     * write one DIR/NAME. */
+    const char *ext = disp_kind_ext(o.format ? disp_out_kind(o.format, NULL) : OUT_KITTI);
+    const char *outs[4] = {args.output, o.right_out, o.preview, o.ply}, *exts[4] = {ext, ext, "png", "ply"};
+    o.list = pairs;
+    char **lefts = NULL;
+    if (o.many && !(lefts = malloc(sizeof *lefts * (size_t)npairs))) {
+        cli_error("out of memory");
+        status = EXIT_RUNTIME;
+    }
+    for (int i = 0; lefts && i < npairs; i++)
+        lefts[i] = pairs[i].left;
+    for (int k = 0; lefts && k < 4 && status == EXIT_OK; k++)
+        if (outs[k] && (npairs > 1 || cli_is_template(outs[k]))) {
+            int st = cli_distinct_outputs(outs[k], lefts, npairs, exts[k]);
+            if (st >= 0)
+                status = st;
+        }
+    /* then make the directories asked for (a template's, each once) */
+    for (int k = 0; lefts && k < 4 && status == EXIT_OK; k++) {
+        if (!outs[k])
+            continue;
+        if (cli_is_template(outs[k])) {
+            int st = cli_plan_outputs(outs[k], lefts, npairs, exts[k]);
+            if (st >= 0)
+                status = st;
+        } else if (gvis_mkdir_p(outs[k]) != GVIS_OK) {
             cli_error("%s", gvis_errmsg());
             status = EXIT_RUNTIME;
         }
-    const char *ext = disp_kind_ext(o.format ? disp_out_kind(o.format, NULL) : OUT_KITTI);
-    if (status == EXIT_OK && o.many && args.output && (npairs > 1 || cli_is_template(args.output))) {
-        /* two left images of one base name would write one DIR/NAME: refuse before any work */
-        char **lefts = malloc(sizeof *lefts * (size_t)npairs);
-        if (!lefts) {
-            cli_error("out of memory");
-            status = EXIT_RUNTIME;
-        } else {
-            for (int i = 0; i < npairs; i++)
-                lefts[i] = pairs[i].left;
-            int st = cli_distinct_outputs(args.output, lefts, npairs, ext);
-            if (st >= 0)
-                status = st;
-            free(lefts);
-        }
     }
+    free(lefts);
     const int dirs_failed = status != EXIT_OK;
     cli_progress_begin(dirs_failed ? 0 : npairs);
     if (!dirs_failed) {

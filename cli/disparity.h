@@ -24,6 +24,7 @@ struct disp_opts {
     int have_q;
     /* the run */
     int many;
+    const struct pair *list; /* every pair: an output template's {index} is the place in it */
     double sum_bad1, sum_bad2, sum_density, sum_mae;
     int scored;
     FILE *score_out;

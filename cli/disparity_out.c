@@ -67,11 +67,11 @@ static int save_map(gvis_ctx *ctx, const struct disp_opts *o, const char *path, 
 }
 
 /* An output path for this pair: the option as given for one pair, else DIR/stem.ext. */
-static char *out_path(const char *opt, const struct pair *pr, const char *ext, int many)
+static char *out_path(const char *opt, const struct pair *pr, const char *ext, const struct disp_opts *o)
 {
-    if (!many)
+    if (!o->many)
         return strdup(opt);
-    return cli_output_in_dir(opt, pr->left, ext);
+    return cli_output_path(opt, pr->left, o->list ? (int)(pr - o->list) : 0, ext);
 }
 
 static int refuse_input(const char *out, const struct pair *pr)
@@ -131,11 +131,11 @@ int disp_pair_read(gvis_ctx *ctx, const struct disp_opts *o, const struct pair *
     const char *out = it->out;
     const char *main_ext = disp_kind_ext(o->format ? disp_out_kind(o->format, NULL) : out && !o->many ? disp_out_kind(NULL, out) : OUT_KITTI);
     if (o->right_out)
-        it->right = out_path(o->right_out, pr, main_ext, o->many);
+        it->right = out_path(o->right_out, pr, main_ext, o);
     if (o->preview)
-        it->preview = out_path(o->preview, pr, "png", o->many);
+        it->preview = out_path(o->preview, pr, "png", o);
     if (o->ply)
-        it->ply = out_path(o->ply, pr, "ply", o->many);
+        it->ply = out_path(o->ply, pr, "ply", o);
     if ((o->right_out && !it->right) || (o->preview && !it->preview) || (o->ply && !it->ply))
         return gvis_error(GVIS_E_NOMEM, "out of memory");
     int rc = GVIS_OK;

@@ -149,7 +149,7 @@ static size_t parent_len(const char *path)
     return slash ? (size_t)(slash - path) : 0;
 }
 
-int cli_plan_outputs(const char *o, char *const *inputs, int n, const char *ext)
+static int plan(const char *o, char *const *inputs, int n, const char *ext, int make)
 {
     int status = cli_check_template(o);
     int tmpl = cli_is_template(o);
@@ -180,7 +180,7 @@ int cli_plan_outputs(const char *o, char *const *inputs, int n, const char *ext)
         }
     }
     /* a template's folders are made before any work; sorted, each once */
-    for (int i = 0; tmpl && i < n && status < 0; i++) {
+    for (int i = 0; make && tmpl && i < n && status < 0; i++) {
         size_t pl = parent_len(v[i].out);
         if (pl == 0 || (i > 0 && parent_len(v[i - 1].out) == pl && strncmp(v[i - 1].out, v[i].out, pl) == 0))
             continue;
@@ -197,7 +197,12 @@ int cli_plan_outputs(const char *o, char *const *inputs, int n, const char *ext)
     return status;
 }
 
-int cli_distinct_outputs(const char *dir, char *const *inputs, int n, const char *ext)
+int cli_plan_outputs(const char *o, char *const *inputs, int n, const char *ext)
 {
-    return cli_plan_outputs(dir, inputs, n, ext);
+    return plan(o, inputs, n, ext, 1);
+}
+
+int cli_distinct_outputs(const char *o, char *const *inputs, int n, const char *ext)
+{
+    return plan(o, inputs, n, ext, 0);
 }

@@ -94,4 +94,23 @@ fails "with LEFT RIGHT too" 2 "one way" "$GVIS" disparity $D --left-dir L --righ
 fails "with --gt" 2 "--gt scores one pair" "$GVIS" disparity $D --left-dir L --right-dir R --gt L/s1.png -o x/
 fails "-o FILE" 2 "needs a directory" "$GVIS" disparity $D --left-dir L --right-dir R -o one.png
 fails "a left folder that is not there" 1 "'nope': No such file" "$GVIS" disparity $D --left-dir nope --right-dir R -o x/
+# two left images of one name in different folders (issue 12 item 7): every output kind,
+# not only the map, is refused before any folder is made, and each takes a template
+mkdir -p X/a X/b
+for d in a b; do cp L/s1.png X/$d/l.png; cp R/s1.png X/$d/r.png; printf 'X/%s/l.png X/%s/r.png\n' $d $d >>dup.txt; done
+fails "same-name lefts, -o DIR/" 2 "'X/a/l.png' and 'X/b/l.png' would both be written to 'dup1/l.png'.*\{index\}" \
+  "$GVIS" disparity $D --pairs dup.txt -o dup1/
+check "same-name lefts, -o DIR/: no folder made" [ ! -e dup1 ]
+for opt in --preview --right --ply; do
+  fails "same-name lefts, $opt DIR/" 2 "would both be written to 'dup2$opt/l\.(png|ply)'" \
+    "$GVIS" disparity $D --pairs dup.txt -o 'dm/{dir}/{name}' $opt "dup2$opt/" --focal 100 --baseline 1
+  check "same-name lefts, $opt DIR/: nothing made" [ ! -e dm ] && [ ! -e "dup2$opt" ]
+done
+ok "same-name lefts: a template for every output" "$GVIS" disparity $D --pairs dup.txt -o 'tm/{dir}/{name}' \
+  --preview 'tp/{index}.png' --right 'tr/{stem}_{index}.png' --ply 'tc/{dir}/{stem}.ply' --focal 100 --baseline 1
+check "templates: two of each" [ -s tm/X/a/l.png ] && [ -s tm/X/b/l.png ] && [ -s tp/1.png ] && [ -s tp/2.png ] && \
+  [ -s tr/l_1.png ] && [ -s tr/l_2.png ] && [ -s tc/X/a/l.ply ] && [ -s tc/X/b/l.ply ]
+"$GVIS" disparity $D X/b/l.png X/b/r.png -o b.png --preview bp.png --right br.png
+check "templates: the second pair's outputs are its own" cmp -s tm/X/b/l.png b.png && cmp -s tp/2.png bp.png && cmp -s tr/l_2.png br.png
+fails "--preview FILE with several pairs" 2 "needs a directory or a template" "$GVIS" disparity $D --pairs dup.txt -o 'tm/{index}.png' --preview one.png
 finish
