@@ -8,6 +8,9 @@
 
 #include "cli.h"
 
+/* --list FILE: the most bytes read (some 2.5 million paths of 100 characters) */
+#define CLI_LIST_MAX ((size_t)256 << 20)
+
 char *cli_output_in_dir(const char *dir, const char *in, const char *ext)
 {
     const char *base = strcmp(in, "-") == 0 ? "stdin" : in;
@@ -136,35 +139,35 @@ int cli_expand_inputs(struct cli_args *args)
             return rc;
         }
     }
-    if (args->list) {
-        FILE *f = strcmp(args->list, "-") == 0 ? stdin : fopen(args->list, "r");
-        if (!f) {
-            cli_error("'%s': %s", args->list, strerror(errno));
+    if (args->list) { /* a stream is sniffed as text and bounded, as --pairs is (issue 13) */
+        gvis_buf b = {0};
+        int rc = gvis_read_input(args->list, GVIS_IN_TEXT, CLI_LIST_MAX, 0, &b);
+        if (!rc)
+            rc = gvis_buf_append(&b, "", 1);
+        if (rc) {
+            cli_error("'%s': %s", args->list, gvis_errmsg());
             strv_free(&s);
-            return EXIT_RUNTIME;
+            return cli_exit_status(rc);
         }
-        char *line = NULL;
-        size_t cap = 0;
-        ssize_t len;
-        while ((len = getline(&line, &cap, f)) >= 0) {
-            while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        for (char *line = (char *)b.data, *next; line; line = next) {
+            next = strchr(line, '\n');
+            if (next)
+                *next++ = 0;
+            size_t len = strlen(line);
+            while (len > 0 && line[len - 1] == '\r')
                 line[--len] = 0;
             if (len == 0)
                 continue;
             char *p = strdup(line);
             if (!p || strv_push(&s, p)) {
                 free(p);
-                free(line);
-                if (f != stdin)
-                    fclose(f);
+                gvis_buf_free(&b);
                 strv_free(&s);
                 cli_error("out of memory reading '%s'", args->list);
                 return EXIT_RUNTIME;
             }
         }
-        free(line);
-        if (f != stdin)
-            fclose(f);
+        gvis_buf_free(&b);
     }
     if (g_opts.shard_n) { /* interleaved: item i (from 0) goes to shard i % N + 1 */
         int m = 0;

@@ -348,8 +348,11 @@ static int yolo_one(gvis_ctx *ctx, const char *in, const char *out, void *arg)
     int width = o->size[0], height = o->size[1];
     if (!rc && o->draw) {
         rc = gvis_load(ctx, o->draw, &img);
-        if (rc)
-            gvis_error_prefix(o->draw);
+        if (rc) { /* the message is about the image, printed after the tensor's name */
+            char pre[1100];
+            snprintf(pre, sizeof pre, "--draw image '%.1024s'", o->draw);
+            gvis_error_prefix(pre);
+        }
         width = img.width;
         height = img.height;
     }

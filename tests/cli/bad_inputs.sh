@@ -435,7 +435,7 @@ bad "image arg from /dev/zero" 1 "'/dev/zero': not a readable image \(unknown fo
 bad "image arg from /dev/urandom" 1 "'/dev/urandom': not a readable image" "$GVIS" hist /dev/urandom
 bad "stereo right image from /dev/zero" 1 "'/dev/zero': not a readable image" "$GVIS" disparity --max-disp 16 "$D/l.png" /dev/zero -o "$O/d.png"
 bad "--gt from /dev/zero" 1 "'/dev/zero': not a readable image" "$GVIS" disparity --max-disp 16 "$D/l.png" "$D/r.png" --gt /dev/zero -o "$O/d.png"
-bad "--draw image from /dev/zero" 1 "/dev/zero: not a readable image" "$GVIS" yolo-decode --shape 2x6 --draw /dev/zero "$D/good.raw" -o "$O/x.png"
+bad "--draw image from /dev/zero" 1 "--draw image '/dev/zero': not a readable image" "$GVIS" yolo-decode --shape 2x6 --draw /dev/zero "$D/good.raw" -o "$O/x.png"
 bad "tensor from /dev/zero" 1 "'/dev/zero': not an NPY file" "$GVIS" yolo-decode /dev/zero
 bad "tensor from /dev/urandom" 1 "'/dev/urandom': not an NPY file" "$GVIS" yolo-decode /dev/urandom
 bad "raw tensor from /dev/zero, --shape bounds it" 1 "'/dev/zero': raw tensor is longer than the 48 bytes of --shape 2x6" "$GVIS" yolo-decode --shape 2x6 /dev/zero
@@ -443,6 +443,8 @@ bad "--matrix-file from /dev/zero (leaked before)" 1 "'/dev/zero': not a text fi
 bad "--matrix-file from /dev/urandom" 1 "'/dev/urandom': not a text file|'/dev/urandom': .*larger than" "$GVIS" warpaffine --matrix-file /dev/urandom "$D/l.png" -o "$O/x.png"
 bad "--names from /dev/zero (leaked before)" 1 "'/dev/zero': not a text file" "$GVIS" yolo-decode --shape 2x6 --names /dev/zero "$D/good.raw" -o "$O/d.json"
 bad "--pairs from /dev/zero (leaked before)" 1 "'/dev/zero': not a text file" "$GVIS" disparity --max-disp 16 --pairs /dev/zero -o "$O/"
+bad "--list from /dev/zero (read 4 GB before)" 1 "'/dev/zero': not a text file" "$GVIS" gauss --sigma 1 --list /dev/zero -o "$O/"
+bad "--list from /dev/urandom" 1 "'/dev/urandom': not a text file" "$GVIS" hist --list /dev/urandom
 bad "--q from /dev/zero" 1 "'/dev/zero': not a text file" "$GVIS" disparity --max-disp 16 "$D/l.png" "$D/r.png" --ply "$O/x.ply" --q /dev/zero
 bad "PGM header on an endless stream" 1 "'-': stream goes on past the [0-9]+ bytes its header allows" sh -c '{ printf "P5 4 4 255\n"; cat /dev/zero; } | "$0" hist -' "$GVIS"
 bad "PNG header over the limit on a stream" 1 "'-': PNG image of 100000x100000 pixels is larger than the limit" sh -c '{ printf "\211PNG\r\n\032\n\0\0\0\rIHDR\0\1\206\240\0\1\206\240\10\0\0\0\0"; printf "\0\0\0\0"; cat /dev/zero; } | "$0" hist -' "$GVIS"

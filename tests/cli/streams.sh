@@ -10,6 +10,7 @@
 "$MKIMAGE" 16 16 1 u8 random "$T/l.png"
 "$MKIMAGE" 16 16 1 u8 random "$T/r.png"
 "$MKIMAGE" 8 6 1 f32 smooth "$T/f.pfm"
+head -c 48 /dev/zero >"$T/t.raw"
 
 # the limits: a second and 48 MiB (the sanitizer builds: their shadow memory and slower code)
 MS=1000 KB=49152
@@ -51,7 +52,18 @@ for dev in /dev/zero /dev/urandom; do
   quick "disparity --pairs $dev" "'$dev': not a text file" "$GVIS" disparity --cpu --max-disp 16 --pairs "$dev" -o "$T/pd/"
   quick "disparity --q $dev" "'$dev': not a text file" "$GVIS" disparity --cpu --max-disp 16 "$T/l.png" "$T/r.png" --ply "$T/x.ply" --q "$dev"
   quick "yolo-decode --names $dev" "'$dev': not a text file" "$GVIS" yolo-decode --shape 2x6 --names "$dev" /dev/null
+  # the audit of issue 13: the file arguments the rows above left out (--list read 4 GB)
+  quick "hist --list $dev" "'$dev': not a text file" "$GVIS" hist --list "$dev"
+  quick "gauss --list $dev" "'$dev': not a text file" "$GVIS" gauss --sigma 1 --list "$dev" -o "$T/ld/"
+  quick "yolo-decode --matrix $dev" "'$dev': not a text file" "$GVIS" yolo-decode --shape 2x6 --matrix "$dev" /dev/null
+  quick "yolo-decode --draw $dev" "--draw image '$dev': not a readable image" "$GVIS" yolo-decode --shape 2x6 --draw "$dev" "$T/t.raw" -o "$T/dr.png"
+  quick "disparity left $dev" "'$dev': not a readable image" "$GVIS" disparity --cpu --max-disp 16 "$dev" "$T/r.png" -o "$T/d.png"
+  quick "disparity --method phase $dev" "'$dev': not a readable image" "$GVIS" disparity --cpu --method phase --max-disp 16 "$T/f.pfm" "$dev" -o "$T/d.pfm"
 done
+check "--list from a device: no output folder" test ! -e "$T/ld"
+# a list through a pipe is still read, CR LF and empty lines too
+ok "--list - through a pipe" sh -c 'printf "%s\r\n\n%s" "$1" "$2" | "$0" hist --list -' "$GVIS" "$T/g.pgm" "$T/c.png"
+check "--list -: both files" test "$(grep -c "^$T/g.pgm,gray,\|^$T/c.png,r," "$T/out")" -eq 512
 quick "hist - from /dev/zero through a pipe" "'-': not a readable image" sh -c 'cat /dev/zero | "$0" hist -' "$GVIS"
 # a header gvis reads, then no end: stopped where the header says the image ends
 quick "PGM header then /dev/zero" "'-': stream goes on past the 27 bytes its header allows" sh -c '{ printf "P5 4 4 255\n"; cat /dev/zero; } | "$0" hist -' "$GVIS"

@@ -92,7 +92,7 @@ if [ -n "${MKIMAGE:-}" ]; then
   check "draw to DIR/ writes DIR/tiny_v5.png" test -s "$T/drawn/tiny_v5.png"
   fails "draw needs -o" 2 "--draw needs -o" "$GVIS" yolo-decode --draw "$T/img.png" "$Y/tiny_v5.npy"
   fails "draw over its image" 1 "refusing to write over" "$GVIS" yolo-decode --cpu --draw "$T/img.png" "$Y/tiny_v5.npy" -o "$T/img.png"
-  fails "draw, missing image" 1 "$T/none.png: cannot open" "$GVIS" yolo-decode --cpu --draw "$T/none.png" "$Y/tiny_v5.npy" -o "$T/x.png"
+  fails "draw, missing image" 1 "--draw image '$T/none.png': cannot open" "$GVIS" yolo-decode --cpu --draw "$T/none.png" "$Y/tiny_v5.npy" -o "$T/x.png"
   check "no partial drawing" test ! -e "$T/x.png"
 fi
 
