@@ -133,6 +133,12 @@ gvis_ctx *t_cuda_ctx_or_skip(void)
         fprintf(stderr, "cuda context: %s\n", gvis_errmsg());
         exit(1);
     }
+    /* the CUDA context starts on a thread of its own (ctx.c); an accessor settles it, so
+     * that tests reading ctx->job directly find the job made */
+    if (!gvis_ctx_on_cuda(ctx)) {
+        fprintf(stderr, "cuda context: the device did not start (%s)\n", gvis_errmsg());
+        exit(1);
+    }
     return ctx;
 }
 

@@ -1,6 +1,9 @@
 # Helpers for gvis's CLI tests (sourced).  Environment from tests/meson.build:
 # GVIS (the binary), MKIMAGE (tests/mkimage), TESTDATA (testdata/), SHARED (../shared).
 set -u
+# byte order for ls and sort, as gvis sorts a folder's files (a UTF-8 locale's ls puts
+# f07b.png before f07.png)
+export LC_ALL=C
 : "${GVIS:?GVIS is not set}" "${TESTDATA:?TESTDATA is not set}"
 T=$(mktemp -d "${TMPDIR:-/tmp}/gvis-cli.XXXXXX")
 trap 'rm -rf "$T"' EXIT
