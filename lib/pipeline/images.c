@@ -194,7 +194,10 @@ static int compute_gpu(struct run *r, gvis_ctx *c, const gvis_image_stages *st, 
     int on_dev = 0, rc;
     bind(c);
     if (s->bits.data) {
-        rc = gvis_gpu_decode(c, r->jb[c->entry % (b->entries > 0 ? b->entries : 1)], s->bits.data, s->bits.len, s->jw, s->jh, s->jmeta, &in);
+        gvis_jbatch *jb = r->jb[c->entry % (b->entries > 0 ? b->entries : 1)];
+        rc = gvis_gpu_decode(c, jb, s->bits.data, s->bits.len, s->jw, s->jh, s->jmeta, &in);
+        if (rc > 0 && c->io.jpeg_codec == GVIS_JPEG_CODEC_NVJPEG)
+            return rc; /* --jpeg-codec nvjpeg: a device failure is the file's */
         if (rc > 0)
             gvis_log(c, GVIS_LOG_WARN, "'%s': %s; decoding it with libjpeg-turbo", b->inputs[index], gvis_errmsg());
         if (rc)
@@ -405,8 +408,10 @@ int gvis_image_batch_run(const gvis_image_batch *b)
         int entries = b->entries > 0 ? b->entries : 1;
         if (!(r.jb = calloc((size_t)entries, sizeof *r.jb)))
             goto out;
+        /* while one batch decodes, the next gathers half of the entry's threads */
+        int per = (b->workers + entries - 1) / entries;
         for (int e = 0; e < entries; e++)
-            if (!(r.jb[e] = gvis_jbatch_new(b->jpeg_batch > 0 ? b->jpeg_batch : 64)))
+            if (!(r.jb[e] = gvis_jbatch_new(b->jpeg_batch > 0 ? b->jpeg_batch : 64, per / 2)))
                 goto out;
     }
     /* readers and writers never touch a device: CPU contexts with the workers' options */

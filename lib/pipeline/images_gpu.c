@@ -33,8 +33,14 @@ int gvis_gpu_decode(gvis_ctx *c, gvis_jbatch *jb, const uint8_t *bits, size_t le
         return rc;
     char why[256] = "";
     int got = gvis_jbatch_decode(jb, c->cuda_index, bits, len, st.data, st.pitch, why, sizeof why);
+    if (got == -2 && c->io.jpeg_codec != GVIS_JPEG_CODEC_NVJPEG) { /* no engines: the CPU, said once */
+        static int said;
+        if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+            gvis_log(c, GVIS_LOG_INFO, "JPEG decoded by libjpeg-turbo (%s)", why);
+        return GVIS_NVJ_DECLINED;
+    }
     if (got < 0)
-        return gvis_error(GVIS_E_DEVICE, "%s", why);
+        return gvis_error(GVIS_E_DEVICE, "%s%s", got == -2 ? "--jpeg-codec nvjpeg: " : "", why);
     if (got > 0)
         return GVIS_NVJ_DECLINED;
     if (orient == 1) {

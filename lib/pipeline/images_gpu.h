@@ -13,8 +13,9 @@
 /* Decodes the JPEG bits[0..len) (stored sw x sh, metadata meta, its orientation still to
  * apply unless the context's --no-autorotate) into *out, upright; meta is then marked
  * upright.  0 decoded; GVIS_NVJ_DECLINED (internal.h) when nvJPEG refused or failed on
- * the file (decode it on the CPU); a gvis status (GVIS_E_DEVICE...) when the device
- * failed, with the message set. */
+ * the file, or where the GPU has no hardware decoder under --jpeg-codec auto (decode it
+ * on the CPU); a gvis status (GVIS_E_DEVICE...) when the device failed, with the message
+ * set (under --jpeg-codec nvjpeg the file then fails, as phase B's decode did). */
 int gvis_gpu_decode(gvis_ctx *c, gvis_jbatch *jb, const uint8_t *bits, size_t len, int sw, int sh, gvis_meta *meta,
                     gvis_dev_image *out);
 /* img into the context's slot 14. */

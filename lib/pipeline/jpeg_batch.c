@@ -1,4 +1,6 @@
-/* The shared batched JPEG decoder of one GPU (jpeg_batch.h). */
+/* The shared batched JPEG decoder of one GPU (jpeg_batch.h): the group commit itself is
+ * plain C (tested on the CPU with a stand-in decoder, tests/test_jpeg_batch.c); the
+ * decoders are nvJPEG's hardware backend. */
 #include "jpeg_batch.h"
 
 #include <pthread.h>
@@ -7,37 +9,31 @@
 #include <string.h>
 
 #include "internal.h"
-
 #ifdef GVIS_HAVE_CUDA
 #include "nvjpeg_codec.h"
+#endif
 
 enum { DECODERS = 2, MAX_BATCH = 128 };
-
-struct req {
-    const uint8_t *data;
-    size_t len;
-    void *d_dst;
-    size_t pitch;
-    int state; /* 0 waiting, 1 taken by a leader, 2 finished */
-    int status; /* 0 decoded, 1 refused, -1 failed */
-    char why[200];
-    struct req *next;
-};
 
 struct gvis_jbatch {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int device, max_batch;
-    struct req *head, *tail;
+    int device, max_batch, min_batch;
+    gvis_jbatch_req *head, *tail;
+    int queued;       /* requests waiting, not yet taken */
     int made, broken; /* decoders made (or tried); broken: none could be */
     char broken_why[200];
-    int busy[DECODERS];
+    int busy[DECODERS], usable[DECODERS];
+    gvis_jbatch_run_fn run; /* a stand-in decoder (tests); NULL: nvJPEG */
+    void *run_user;
+#ifdef GVIS_HAVE_CUDA
     gvis_cu_job *job[DECODERS];
     gvis_nvjpeg_dec *dec[DECODERS];
+#endif
     long batches, images;
 };
 
-gvis_jbatch *gvis_jbatch_new(int max_batch)
+gvis_jbatch *gvis_jbatch_new(int max_batch, int min_batch)
 {
     gvis_jbatch *jb = calloc(1, sizeof *jb);
     if (!jb)
@@ -45,6 +41,17 @@ gvis_jbatch *gvis_jbatch_new(int max_batch)
     pthread_mutex_init(&jb->mu, NULL);
     pthread_cond_init(&jb->cv, NULL);
     jb->max_batch = max_batch < 1 ? 1 : max_batch > MAX_BATCH ? MAX_BATCH : max_batch;
+    jb->min_batch = min_batch < 1 ? 1 : min_batch > jb->max_batch ? jb->max_batch : min_batch;
+    return jb;
+}
+
+gvis_jbatch *gvis_jbatch_new_with(int max_batch, int min_batch, gvis_jbatch_run_fn run, void *user)
+{
+    gvis_jbatch *jb = gvis_jbatch_new(max_batch, min_batch);
+    if (jb) {
+        jb->run = run;
+        jb->run_user = user;
+    }
     return jb;
 }
 
@@ -52,12 +59,14 @@ void gvis_jbatch_free(gvis_jbatch *jb)
 {
     if (!jb)
         return;
+#ifdef GVIS_HAVE_CUDA
     for (int k = 0; k < DECODERS; k++) {
         if (jb->job[k])
             gvis_cu_sync(jb->job[k]);
         gvis_nvjpeg_dec_destroy(jb->dec[k]);
         gvis_cu_job_destroy(jb->job[k]);
     }
+#endif
     pthread_mutex_destroy(&jb->mu);
     pthread_cond_destroy(&jb->cv);
     free(jb);
@@ -75,8 +84,14 @@ void gvis_jbatch_stats(gvis_jbatch *jb, long *batches, long *images)
 static void make_decoders(gvis_jbatch *jb)
 {
     char why[256] = "";
-    const gvis_nvjpeg_lib *lib = gvis_nvjpeg(why, sizeof why);
     jb->made = 1;
+    if (jb->run) {
+        for (int k = 0; k < DECODERS; k++)
+            jb->usable[k] = 1;
+        return;
+    }
+#ifdef GVIS_HAVE_CUDA
+    const gvis_nvjpeg_lib *lib = gvis_nvjpeg(why, sizeof why);
     for (int k = 0; k < DECODERS && lib; k++) {
         int err = gvis_cu_job_create(jb->device, &jb->job[k]);
         if (err) {
@@ -91,24 +106,41 @@ static void make_decoders(gvis_jbatch *jb)
             jb->dec[k] = NULL;
             break;
         }
+        jb->usable[k] = 1;
     }
-    if (!jb->dec[0]) {
+#else
+    snprintf(why, sizeof why, "this gvis was built without CUDA");
+#endif
+    if (!jb->usable[0]) {
         jb->broken = 1;
         snprintf(jb->broken_why, sizeof jb->broken_why, "%s", why[0] ? why : "nvJPEG is unavailable");
     }
 }
 
+/* A decoder to lead a batch on now: a free one, if no batch runs or min_batch requests
+ * wait (while one batch decodes, the next gathers rather than leaving with one file);
+ * -1: wait.  Under the lock. */
 static int free_decoder(gvis_jbatch *jb)
 {
-    for (int k = 0; k < DECODERS; k++)
-        if (jb->dec[k] && !jb->busy[k])
-            return k;
-    return -1;
+    int k = -1, running = 0;
+    for (int i = 0; i < DECODERS; i++) {
+        if (jb->usable[i] && !jb->busy[i] && k < 0)
+            k = i;
+        running |= jb->busy[i];
+    }
+    return running && jb->queued < jb->min_batch ? -1 : k;
 }
 
-/* Outside the lock: decoder k runs the n requests of batch r. */
-static void run_batch(gvis_jbatch *jb, int k, struct req **r, int n)
+/* Outside the lock: decoder k runs the n requests r. */
+static void run_batch(gvis_jbatch *jb, int k, gvis_jbatch_req **r, int n)
 {
+    for (int i = 0; i < n; i++)
+        r[i]->status = 1; /* refused unless decoded */
+    if (jb->run) {
+        jb->run(jb->run_user, k, r, n);
+        return;
+    }
+#ifdef GVIS_HAVE_CUDA
     gvis_nvjpeg_dec *dec = jb->dec[k];
     const uint8_t *data[MAX_BATCH];
     size_t len[MAX_BATCH], pitch[MAX_BATCH];
@@ -116,7 +148,6 @@ static void run_batch(gvis_jbatch *jb, int k, struct req **r, int n)
     int status[MAX_BATCH], idx[MAX_BATCH], m = 0;
     for (int i = 0; i < n; i++) {
         gvis_jpeg_info info;
-        r[i]->status = 1; /* refused unless decoded */
         if (!gvis_nvjpeg_dec_supported(dec, r[i]->data, r[i]->len, &info))
             continue;
         data[m] = r[i]->data;
@@ -134,7 +165,7 @@ static void run_batch(gvis_jbatch *jb, int k, struct req **r, int n)
     else if ((err = gvis_cu_sync(jb->job[k])) != 0)
         why = gvis_cu_strerror(err);
     for (int j = 0; j < m; j++) {
-        struct req *q = r[idx[j]];
+        gvis_jbatch_req *q = r[idx[j]];
         if (why) {
             q->status = -1;
             snprintf(q->why, sizeof q->why, "nvJPEG batched decode: %s", why);
@@ -142,12 +173,13 @@ static void run_batch(gvis_jbatch *jb, int k, struct req **r, int n)
             q->status = status[j] == GVIS_NVJPEG_DECODED ? 0 : 1;
         }
     }
+#endif
 }
 
 int gvis_jbatch_decode(gvis_jbatch *jb, int device, const uint8_t *data, size_t len, void *d_dst, size_t pitch,
                        char *why, size_t why_len)
 {
-    struct req me = {.data = data, .len = len, .d_dst = d_dst, .pitch = pitch};
+    gvis_jbatch_req me = {.data = data, .len = len, .d_dst = d_dst, .pitch = pitch};
     pthread_mutex_lock(&jb->mu);
     if (!jb->made) {
         jb->device = device;
@@ -156,13 +188,14 @@ int gvis_jbatch_decode(gvis_jbatch *jb, int device, const uint8_t *data, size_t 
     if (jb->broken) {
         snprintf(why, why_len, "%s", jb->broken_why);
         pthread_mutex_unlock(&jb->mu);
-        return -1;
+        return -2;
     }
     if (jb->tail)
         jb->tail->next = &me;
     else
         jb->head = &me;
     jb->tail = &me;
+    jb->queued++;
     while (me.state != 2) {
         int k = me.state == 0 ? free_decoder(jb) : -1;
         if (k < 0) {
@@ -171,7 +204,7 @@ int gvis_jbatch_decode(gvis_jbatch *jb, int device, const uint8_t *data, size_t 
         }
         /* lead: every request waiting, up to the batch limit, oldest first (this one among
          * them unless more than a batch waits before it: then it leads again after) */
-        struct req *batch[MAX_BATCH];
+        gvis_jbatch_req *batch[MAX_BATCH];
         int n = 0;
         while (jb->head && n < jb->max_batch) {
             batch[n] = jb->head;
@@ -181,6 +214,7 @@ int gvis_jbatch_decode(gvis_jbatch *jb, int device, const uint8_t *data, size_t 
         }
         if (!jb->head)
             jb->tail = NULL;
+        jb->queued -= n;
         jb->busy[k] = 1;
         jb->batches++;
         jb->images += n;
@@ -197,24 +231,3 @@ int gvis_jbatch_decode(gvis_jbatch *jb, int device, const uint8_t *data, size_t 
         snprintf(why, why_len, "%s", me.why);
     return me.status;
 }
-
-#else /* no CUDA: no batcher */
-gvis_jbatch *gvis_jbatch_new(int max_batch)
-{
-    (void)max_batch;
-    return NULL;
-}
-void gvis_jbatch_free(gvis_jbatch *jb) { (void)jb; }
-int gvis_jbatch_decode(gvis_jbatch *jb, int device, const uint8_t *data, size_t len, void *d_dst, size_t pitch,
-                       char *why, size_t why_len)
-{
-    (void)jb, (void)device, (void)data, (void)len, (void)d_dst, (void)pitch;
-    snprintf(why, why_len, "this gvis was built without CUDA");
-    return -1;
-}
-void gvis_jbatch_stats(gvis_jbatch *jb, long *batches, long *images)
-{
-    (void)jb;
-    *batches = *images = 0;
-}
-#endif
