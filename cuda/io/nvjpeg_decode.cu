@@ -11,10 +11,14 @@
 struct gvis_nvjpeg_dec {
     const gvis_nvjpeg_lib *lib;
     gvis_nvj_handle h;
-    gvis_nvj_state st;
+    /* one state per batch size, made and initialized (DecodeBatchedInitialize) at its
+     * first batch of that size: a shared batcher's batches vary in size, and initializing
+     * one state again at every change may allocate each time */
+    gvis_nvj_state *st;
+    unsigned char *inited; /* st[n] initialized for batches of n */
     gvis_nvj_stream js;
     cudaStream_t stream;
-    int max_batch, inited; /* batch size DecodeBatchedInitialize was last called with */
+    int max_batch;
     unsigned engines, cores;
     gvis_nvj_image *dst;
     char err[256];
@@ -34,15 +38,19 @@ extern "C" int gvis_nvjpeg_dec_create(const gvis_nvjpeg_lib *lib, int max_batch,
     d->stream = (cudaStream_t)stream;
     d->max_batch = max_batch;
     d->dst = (gvis_nvj_image *)calloc((size_t)max_batch, sizeof *d->dst);
-    int s = d->dst ? lib->CreateEx(GVIS_NVJ_BACKEND_HARDWARE, NULL, NULL, GVIS_NVJ_FLAGS_DEFAULT, &d->h) : 5;
+    d->st = (gvis_nvj_state *)calloc((size_t)max_batch + 1, sizeof *d->st);
+    d->inited = (unsigned char *)calloc((size_t)max_batch + 1, 1);
+    int s = d->dst && d->st && d->inited ? lib->CreateEx(GVIS_NVJ_BACKEND_HARDWARE, NULL, NULL, GVIS_NVJ_FLAGS_DEFAULT, &d->h)
+                                         : 5;
     if (s != GVIS_NVJ_SUCCESS) {
         snprintf(why, why_len, "nvJPEG hardware backend unavailable (%s)", gvis_nvjpeg_status_name(s));
         free(d->dst);
+        free(d->st);
+        free(d->inited);
         free(d);
         return -1;
     }
-    if ((s = lib->JpegStateCreate(d->h, &d->st)) != GVIS_NVJ_SUCCESS ||
-        (s = lib->JpegStreamCreate(d->h, &d->js)) != GVIS_NVJ_SUCCESS) {
+    if ((s = lib->JpegStreamCreate(d->h, &d->js)) != GVIS_NVJ_SUCCESS) {
         snprintf(why, why_len, "nvJPEG decoder state: %s", gvis_nvjpeg_status_name(s));
         gvis_nvjpeg_dec_destroy(d);
         return -1;
@@ -59,11 +67,14 @@ extern "C" void gvis_nvjpeg_dec_destroy(gvis_nvjpeg_dec *d)
         return;
     if (d->js)
         d->lib->JpegStreamDestroy(d->js);
-    if (d->st)
-        d->lib->JpegStateDestroy(d->st);
+    for (int n = 0; n <= d->max_batch; n++)
+        if (d->st[n])
+            d->lib->JpegStateDestroy(d->st[n]);
     if (d->h)
         d->lib->Destroy(d->h);
     free(d->dst);
+    free(d->st);
+    free(d->inited);
     free(d);
 }
 
@@ -90,22 +101,27 @@ extern "C" int gvis_nvjpeg_dec_supported(gvis_nvjpeg_dec *d, const uint8_t *data
 static int run(gvis_nvjpeg_dec *d, int n, const uint8_t *const *data, const size_t *len,
                unsigned char *const *d_dst, const size_t *pitch)
 {
-    if (d->inited != n) {
-        int s = d->lib->DecodeBatchedInitialize(d->h, d->st, n, 1, GVIS_NVJ_OUTPUT_RGBI);
+    if (!d->st[n]) {
+        int s = d->lib->JpegStateCreate(d->h, &d->st[n]);
         if (s != GVIS_NVJ_SUCCESS) {
-            d->inited = 0;
+            d->st[n] = NULL;
             return s;
         }
-        d->inited = n;
+    }
+    if (!d->inited[n]) {
+        int s = d->lib->DecodeBatchedInitialize(d->h, d->st[n], n, 1, GVIS_NVJ_OUTPUT_RGBI);
+        if (s != GVIS_NVJ_SUCCESS)
+            return s;
+        d->inited[n] = 1;
     }
     for (int i = 0; i < n; i++) {
         memset(&d->dst[i], 0, sizeof d->dst[i]);
         d->dst[i].channel[0] = d_dst[i];
         d->dst[i].pitch[0] = pitch[i];
     }
-    int s = d->lib->DecodeBatched(d->h, d->st, (const unsigned char *const *)data, len, d->dst, d->stream);
+    int s = d->lib->DecodeBatched(d->h, d->st[n], (const unsigned char *const *)data, len, d->dst, d->stream);
     if (s != GVIS_NVJ_SUCCESS)
-        d->inited = 0; /* the documentation asks for a new initialization after a failure */
+        d->inited[n] = 0; /* the documentation asks for a new initialization after a failure */
     return s;
 }
 
