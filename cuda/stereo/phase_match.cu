@@ -112,13 +112,82 @@ __device__ float match_px(const Row &r, const gvis_cu_phase_args &a, int x, int 
 }
 
 // The runs of a lit row (lib/stereo/phase.h rule 5): a run starts at a lit pixel whose
-// phase is below the previous lit one's; the running maximum restarts there.  One thread
-// walks the row (a few microseconds for a row of a thousand pixels).
-__device__ void runs_row(const float *lit, int W, float *smax, int *rstart)
+// phase is below the previous lit one's; the running maximum restarts there.  The serial
+// rule, for x = 0 .. W-1 with last = m = -inf and rs = 0 at the start:
+//     v = lit[x]; if (v != -inf) { if (v < last) { rs = x; m = -inf; } last = v; m = max(m, v); }
+//     smax[x] = m; rstart[x] = rs;
+// One thread walking a 1920-pixel row spent ~40 us a block on it (shared-memory latency
+// on a chain of dependent steps) while the other 255 waited; here every thread walks a
+// chunk of ceil(W / T) pixels, and two block scans carry the state between chunks:
+// the last lit value (none = -inf, as the serial start), then (reset, rs, m), where a
+// chunk that starts a run replaces what came before and one that does not raises m.
+// Maxima of non-NaN floats are exact, so the result is the serial one bit for bit.
+struct RunCarry {
+    int reset, rs;
+    float m;
+};
+
+__device__ __forceinline__ float fmax_exact(float a, float b) { return b > a ? b : a; }
+
+__device__ void runs_row(const float *lit, int W, float *smax, int *rstart, float *c_last, RunCarry *c_run)
 {
-    float m = -INFINITY, last = -INFINITY;
-    int rs = 0;
-    for (int x = 0; x < W; x++) {
+    const int T = blockDim.x, t = threadIdx.x, C = (W + T - 1) / T;
+    const int b = t * C < W ? t * C : W, e = b + C < W ? b + C : W;
+    // pass 1: the last lit value of each chunk; inclusive scan "the later one if lit"
+    float lastv = -INFINITY;
+    for (int x = b; x < e; x++)
+        if (lit[x] != -INFINITY)
+            lastv = lit[x];
+    c_last[t] = lastv;
+    __syncthreads();
+    for (int k = 1; k < T; k <<= 1) {
+        const float prev = t >= k ? c_last[t - k] : -INFINITY;
+        __syncthreads();
+        if (t >= k && c_last[t] == -INFINITY)
+            c_last[t] = prev;
+        __syncthreads();
+    }
+    const float last_in = t > 0 ? c_last[t - 1] : -INFINITY;
+    // pass 2: each chunk's run state from its own start, given the last lit value before it
+    RunCarry mine = {0, 0, -INFINITY};
+    float last = last_in;
+    for (int x = b; x < e; x++) {
+        const float v = lit[x];
+        if (v != -INFINITY) {
+            if (v < last) {
+                mine.reset = 1;
+                mine.rs = x;
+                mine.m = -INFINITY;
+            }
+            last = v;
+            mine.m = fmax_exact(mine.m, v);
+        }
+    }
+    c_run[t] = mine;
+    __syncthreads();
+    for (int k = 1; k < T; k <<= 1) {
+        RunCarry prev = {0, 0, -INFINITY};
+        if (t >= k)
+            prev = c_run[t - k];
+        __syncthreads();
+        if (t >= k && !c_run[t].reset) {
+            c_run[t].reset = prev.reset;
+            c_run[t].rs = prev.rs;
+            c_run[t].m = fmax_exact(prev.m, c_run[t].m);
+        }
+        __syncthreads();
+    }
+    // the serial start is a run at 0 with m = -inf
+    RunCarry in = {1, 0, -INFINITY};
+    if (t > 0 && c_run[t - 1].reset)
+        in = c_run[t - 1];
+    else if (t > 0)
+        in.m = c_run[t - 1].m;
+    // pass 3: the serial rule over the chunk from the carried state
+    int rs = in.rs;
+    float m = in.m;
+    last = last_in;
+    for (int x = b; x < e; x++) {
         const float v = lit[x];
         if (v != -INFINITY) {
             if (v < last) {
@@ -126,11 +195,12 @@ __device__ void runs_row(const float *lit, int W, float *smax, int *rstart)
                 m = -INFINITY;
             }
             last = v;
-            m = v > m ? v : m;
+            m = fmax_exact(m, v);
         }
         smax[x] = m;
         rstart[x] = rs;
     }
+    __syncthreads(); // c_last and c_run are reused by the next row
 }
 
 __global__ void __launch_bounds__(PHASE_THREADS) phase_kernel(gvis_cu_phase_args a, int right_view, float *out)
@@ -147,13 +217,12 @@ __global__ void __launch_bounds__(PHASE_THREADS) phase_kernel(gvis_cu_phase_args
         ra[x] = r > a.valid_min ? r : -INFINITY;
     }
     __syncthreads();
-    if (a.ordered) { // the right row's runs in one warp, the left row's in another
-        const int need_left = right_view || a.lr_check >= 0;
-        if (threadIdx.x == 0)
-            runs_row(ra, W, sr, rsr);
-        else if (threadIdx.x == 32 && need_left)
-            runs_row(la, W, sl, rsl);
-        __syncthreads();
+    if (a.ordered) { // the right row's runs, then the left row's where they are needed
+        __shared__ float c_last[PHASE_THREADS];
+        __shared__ RunCarry c_run[PHASE_THREADS];
+        runs_row(ra, W, sr, rsr, c_last, c_run);
+        if (right_view || a.lr_check >= 0)
+            runs_row(la, W, sl, rsl, c_last, c_run);
     }
     const Row L = {la, ra, sr, rsr}, R = {ra, la, sl, rsl};
     const Row &own = right_view ? R : L, &oth = right_view ? L : R;
@@ -186,7 +255,8 @@ extern "C" int gvis_cu_phase_max_width(void)
     if (cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
         return 0;
-    return (int)((size_t)optin / sizeof(float) / 6);
+    const size_t fixed = PHASE_THREADS * (sizeof(float) + sizeof(RunCarry)); /* the runs' scans */
+    return (size_t)optin > fixed ? (int)(((size_t)optin - fixed) / sizeof(float) / 6) : 0;
 }
 
 extern "C" int gvis_cu_phase_match(const gvis_cu_phase_args *a, int right_view, float *d_out, void *stream)
