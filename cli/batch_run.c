@@ -154,15 +154,20 @@ int cli_device_entries(const gvis_ctx *ctx)
  * about once and the default kept). */
 static int env_count(const char *name, int dflt, int max)
 {
-    static int warned;
+    static const char *warned[4]; /* each variable warned about once */
     const char *e = getenv(name);
     if (!e || !*e)
         return dflt;
     char *end;
     long v = strtol(e, &end, 10);
     if (*end || v < 1 || v > max) {
-        if (!warned++)
+        int k = 0;
+        while (k < 4 && warned[k] && strcmp(warned[k], name))
+            k++;
+        if (k < 4 && !warned[k]) {
+            warned[k] = name;
             cli_warn("%s='%s' is not a whole number from 1 to %d: using %d", name, e, max, dflt);
+        }
         return dflt;
     }
     return (int)v;
@@ -249,7 +254,7 @@ int cli_run_jobs(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ct
                               .check = img_check,
                               .done = img_done,
                               .user = &r,
-                              .jpeg_batch = jpeg_batch_size()};
+                              .jpeg_batch = entries ? jpeg_batch_size() : 0};
         reported = gvis_image_batch_run(&b);
         free(st);
     } else {
