@@ -8,6 +8,7 @@ L=$S/tsukuba_left.png
 R=$S/tsukuba_right.png
 "$MKIMAGE" 37 23 3 u8 smooth "$T/c.png"
 "$MKIMAGE" 41 29 1 u8 random "$T/small_gt.png"
+head -c 48 /dev/zero >"$T/t.raw"
 
 # a folder that is full: a 64 KiB tmpfs filled up, where we may mount one
 FULL=
@@ -98,6 +99,44 @@ fails "info -o /dev/full" 1 "/dev/full" "$GVIS" info -o /dev/full
 # --- issue 13 item 5: a tiny number is a number ---------------------------------------
 ok "--focal 1e-308 is taken" "$GVIS" disparity --cpu --max-disp 16 "$L" "$R" --ply "$T/tiny.ply" --focal 1e-308 --baseline 1
 check "and its cloud written" test -s "$T/tiny.ply"
+
+# --- the audit of issues 12 and 13: the main output failing after the secondary ones
+# were made, each secondary kind of each subcommand failing, the input's own path, and a
+# read-only folder that holds for root too (a tmpfs mounted read-only) ----------------
+fails "hist -o /dev/full with --plot" 1 "/dev/full" "$GVIS" hist "$T/c.png" -o /dev/full --plot "$T/rv1.png"
+check "hist: no plot left" nothing_new "$T" rv1.png
+fails "disparity -o /dev/full with every secondary output" 1 "/dev/full" $D "$L" "$R" -o /dev/full \
+  --preview "$T/rv2.png" --right "$T/rv2r.png" --ply "$T/rv2.ply" --focal 100 --baseline 1
+check "disparity: no preview, right map or cloud left" nothing_new "$T" rv2.png rv2r.png rv2.ply
+fails "disparity --right onto /dev/full" 1 "/dev/full" $D "$L" "$R" -o "$T/rv3.png" --right /dev/full --preview "$T/rv3p.png"
+check "disparity --right failing: no map, no preview" nothing_new "$T" rv3.png rv3p.png
+fails "disparity --preview onto an input" 1 "refusing to write" $D "$L" "$R" -o "$T/rv6.png" --preview "$R"
+check "disparity --preview onto an input: no map" nothing_new "$T" rv6.png
+fails "warpaffine -o /dev/full with --save-matrix" 1 "/dev/full" "$GVIS" warpaffine "$T/c.png" --letterbox 8x8 -o /dev/full --save-matrix "$T/rv4.txt"
+check "warpaffine: no matrix left" nothing_new "$T" rv4.txt
+fails "warpaffine --save-matrix onto the input" 1 "refusing to write the matrix over input" "$GVIS" warpaffine "$T/c.png" --letterbox 8x8 -o "$T/rv5.png" --save-matrix "$T/c.png"
+check "warpaffine --save-matrix onto the input: no image" nothing_new "$T" rv5.png
+cp "$T/c.png" "$T/keep.png"
+fails "warpaffine over an existing image, failing matrix" 1 "/dev/full" "$GVIS" warpaffine "$T/a1.png" --letterbox 8x8 -o "$T/keep.png" --save-matrix /dev/full
+check "the existing image keeps its bytes" cmp -s "$T/keep.png" "$T/c.png"
+if [ "$(id -u)" = 0 ] && mkdir -p "$T/rom" && mount -t tmpfs -o size=64k,ro gvis-test-ro "$T/rom" 2>/dev/null; then
+  trap 'umount "$T/full" "$T/rom" 2>/dev/null; rm -rf "$T"' EXIT
+  fails "ro: hist --plot" 1 "read-only file system" "$GVIS" hist "$T/c.png" -o "$T/ro1.csv" --plot "$T/rom/p.png"
+  check "ro: hist --plot leaves no CSV" nothing_new "$T" ro1.csv
+  fails "ro: hist --equalize -o, --plot fine" 1 "read-only file system" "$GVIS" hist --equalize "$T/c.png" -o "$T/rom/e.png" --plot "$T/ro2.png"
+  check "ro: no plot left" nothing_new "$T" ro2.png
+  for opt in --preview --right --ply; do
+    fails "ro: disparity $opt" 1 "read-only file system" $D "$L" "$R" -o "$T/ro3$opt.png" $opt "$T/rom/x" --focal 100 --baseline 1
+    check "ro: disparity $opt leaves no map" nothing_new "$T" "ro3$opt.png"
+  done
+  fails "ro: warpaffine --save-matrix" 1 "read-only file system" "$GVIS" warpaffine "$T/c.png" --letterbox 8x8 -o "$T/ro4.png" --save-matrix "$T/rom/m.txt"
+  check "ro: warpaffine leaves no image" nothing_new "$T" ro4.png
+  fails "ro: gauss" 1 "read-only file system" "$GVIS" gauss --sigma 1 "$T/c.png" -o "$T/rom/g.png"
+  fails "ro: yolo-decode" 1 "read-only file system" "$GVIS" yolo-decode --shape 2x6 "$T/t.raw" -o "$T/rom/d.json"
+  fails "ro: info -o" 1 "read-only file system" "$GVIS" info -o "$T/rom/i.txt"
+else
+  echo "outputs: no read-only tmpfs here; those cases are left out" >&2
+fi
 
 chmod 755 "$T/ro"
 finish
