@@ -22,6 +22,11 @@ static int check_bmp_length(const uint8_t *d, size_t len)
     if (len < 54)
         return gvis_error(GVIS_E_FORMAT, "truncated BMP header");
     uint32_t off = le32(d + 10), hsize = le32(d + 14), comp = le32(d + 30);
+    /* stb reads the compression as a signed int and refuses 1, 2 and 4 up: one of 2^31 or
+     * more passed as uncompressed, with its pixels past the end filled with zeros (fuzz_sniff:
+     * a 100-byte file decoded as 263x262149) */
+    if (hsize >= 40 && comp > 0x7fffffffu)
+        return gvis_error(GVIS_E_FORMAT, "unsupported BMP (compression %u)", (unsigned)comp);
     if (hsize < 40 || (comp != 0 && comp != 3))
         return GVIS_OK; /* compressed or old-style: stb checks as it decodes */
     int64_t w = (int32_t)le32(d + 18), h = (int32_t)le32(d + 22);

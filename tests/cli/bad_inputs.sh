@@ -91,6 +91,9 @@ fi
 head -c 300 "$D/c.bmp" >"$D/trunc.bmp"
 cp "$D/c.bmp" "$D/zero.bmp"; patch "$D/zero.bmp" 18 00000000
 cp "$D/c.bmp" "$D/huge.bmp"; patch "$D/huge.bmp" 18 ffff0000ffff0000
+# a compression of 2^31 or more (stb reads it as a negative int: uncompressed, unchecked) and
+# a height that the 100-odd bytes cannot hold (fuzz_sniff, the audit of issue 13)
+head -c 100 "$D/c.bmp" >"$D/negcomp.bmp"; patch "$D/negcomp.bmp" 22 05000400; patch "$D/negcomp.bmp" 30 00ffffff
 # TGA: uncompressed and RLE data cut short, zero size
 head -c 100 "$D/c.tga" >"$D/trunc.tga"
 printf '\000\000\012\000\000\000\000\000\000\000\000\000\100\000\100\000\030\000\203\001\002\003' >"$D/rle.tga"
@@ -264,6 +267,7 @@ bad "16-bit image to webp" 1 "WebP holds 8-bit images" "$GVIS" gauss --sigma 1 "
 bad "float image to tiff is fine, to webp not" 1 "WebP holds 8-bit images" "$GVIS" gauss --sigma 1 "$D/f.pfm" -o "$O/x.webp"
 fi
 bad "bmp cut short" 1 "'$D/trunc.bmp': truncated BMP" "$GVIS" hist "$D/trunc.bmp"
+bad "bmp of a negative compression, 100 bytes for 24x262149 (read as zeros)" 1 "'$D/negcomp.bmp': unsupported BMP \(compression 4294967040\)" "$GVIS" hist "$D/negcomp.bmp"
 bad "bmp zero size" 1 "'$D/zero.bmp': .*(zero|corrupt|not a readable)" "$GVIS" hist "$D/zero.bmp"
 bad "bmp 65535x65535 header" 1 "'$D/huge.bmp': (.*larger than the limit|truncated BMP data)" "$GVIS" gauss --sigma 1 "$D/huge.bmp" -o "$O/x.png"
 bad "tga cut short" 1 "'$D/trunc.tga': truncated TGA" "$GVIS" hist "$D/trunc.tga"
