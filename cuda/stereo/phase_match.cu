@@ -265,7 +265,8 @@ extern "C" int gvis_cu_phase_match(const gvis_cu_phase_args *a, int right_view, 
     if (rows <= 0 || a->roi[2] <= a->roi[0])
         return (int)cudaErrorInvalidValue;
     const size_t bytes = smem_bytes(a->width);
-    if (bytes > 48 * 1024) { // beyond the default: opt in (per device; cheap, so not cached)
+    // the runs' scans take PHASE_THREADS * 16 bytes of static shared memory beside it
+    if (bytes + PHASE_THREADS * (sizeof(float) + sizeof(RunCarry)) > 48 * 1024) { // beyond the default: opt in (per device; cheap, so not cached)
         cudaError_t e = cudaFuncSetAttribute(phase_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
         if (e != cudaSuccess)
             return (int)e;
