@@ -166,7 +166,10 @@ static int env_count(const char *name, int dflt, int max)
             k++;
         if (k < 4 && !warned[k]) {
             warned[k] = name;
-            cli_warn("%s='%s' is not a whole number from 1 to %d: using %d", name, e, max, dflt);
+            if (dflt > 0)
+                cli_warn("%s='%s' is not a whole number from 1 to %d: using %d", name, e, max, dflt);
+            else
+                cli_warn("%s='%s' is not a whole number from 1 to %d: using the default", name, e, max);
         }
         return dflt;
     }
@@ -175,8 +178,9 @@ static int env_count(const char *name, int dflt, int max)
 
 /* Where JPEG goes through nvJPEG, a GPU's compute threads also wait on its shared batch
  * decoder, and a batch holds at most one file per thread: 16 (GVIS_DEVICE_WORKERS still
- * decides); the batch limit is GVIS_JPEG_BATCH (1..128, default 64). */
-static int jpeg_batch_size(void) { return env_count("GVIS_JPEG_BATCH", 64, 128); }
+ * decides); the batch size is GVIS_JPEG_BATCH (1..128; 0, the default: the GPU's compute
+ * threads). */
+static int jpeg_batch_size(void) { return env_count("GVIS_JPEG_BATCH", 0, 128); }
 
 int cli_device_workers(const gvis_ctx *ctx)
 {

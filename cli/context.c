@@ -11,7 +11,7 @@ static void log_to_stderr(void *user, int level, const char *msg)
 {
     if (level == GVIS_LOG_WARN)
         cli_warn("%s", msg);
-    else
+    else if (!user || !strstr(msg, ": context started")) /* a batch worker's: said by the first */
         cli_info("%s", msg);
 }
 
@@ -66,7 +66,9 @@ static gvis_ctx *context_on(int *status, int entry, int quiet)
         return NULL;
     }
     gvis_ctx *ctx = NULL;
-    int rc = gvis_ctx_create_on(&ctx, g_opts.device, entry, g_opts.repeat, &io, log_to_stderr, NULL);
+    static int quiet_mark; /* the log's user: a worker's context (its start not said again) */
+    int rc = gvis_ctx_create_on(&ctx, g_opts.device, entry, g_opts.repeat, &io, log_to_stderr,
+                                quiet ? &quiet_mark : NULL);
     if (rc) {
         if (!quiet) /* a worker's: its file reports it */
             cli_error("%s", gvis_errmsg());

@@ -2,7 +2,7 @@
  * images_gpu.c): readers keep the bitstreams, the compute threads decode them in shared
  * batches on the JPEG engines, blur or letterbox the device image and encode JPEG on the
  * device.  Through the gvis binary ($GVIS), on a folder of generated files with awkward
- * sizes (631x479, 1001x777, 97x131, 333x1200 ...), EXIF orientations 1..8 (6 and 8
+ * sizes (631x479, 1001x777, 97x131, 333x1200, 1280x720 ...), EXIF orientations 1..8 (6 and 8
  * among them), a progressive JPEG of 800x600 and a gray one (the CPU's), a tiny one, a
  * PNG, and a JPEG cut short in the middle of the list:
  *  - gauss to PNG, --jpeg-codec nvjpeg against cpu: exit 1 for the cut file alone (named),
@@ -14,7 +14,8 @@
  *    changes nothing, no image lands in another's buffer);
  *  - gauss JPEG to JPEG: every output encoded by nvJPEG but the gray one, within the
  *    bound of the CPU codec's files;
- *  - warpaffine --letterbox 640x640 to .npy (HWC float32): within the bound, scaled.
+ *  - warpaffine --letterbox 640x640 to .npy (HWC float32): within the bound, scaled;
+ *    and to PNG (the device warp's image output, for the files decoded on the CPU too).
  * Exits 77 without a GPU or without nvJPEG (unless GVIS_NVJPEG_REQUIRED=1). */
 #include <math.h>
 #include <stdlib.h>
@@ -215,7 +216,7 @@ int main(void)
     CHECK(system(cmd) == 0);
 
     /* the engines' files: 3 components, baseline, sides of 64 and more */
-    const int sizes[][2] = {{631, 479}, {1001, 777}, {640, 480}, {97, 131}, {1920, 1080}, {333, 1200}, {64, 64}};
+    const int sizes[][2] = {{631, 479}, {1001, 777}, {640, 480}, {97, 131}, {1280, 720}, {333, 1200}, {64, 64}};
     enum { NPHOTO = 21 };
     const char *names[NPHOTO + 4];
     static char store[NPHOTO + 4][32];
@@ -304,6 +305,12 @@ int main(void)
     rc = run("", "cpu", "warpaffine --letterbox 640x640 --layout hwc --scale 0.00392156862745098 -j 4",
              "w_cpu/{stem}.npy");
     compare("w_nv", "w_cpu", npy_names, n, 0);
+
+    /* 5. the letterbox as an image: the device warp's own output (gvis_warp_dev) */
+    rc = run("", "nvjpeg", "warpaffine --letterbox 640x640 -j 4", "l_nv/{stem}.png");
+    CHECKF(rc == 1, "letterbox image run: exit %d", rc);
+    rc = run("", "cpu", "warpaffine --letterbox 640x640 -j 4", "l_cpu/{stem}.png");
+    compare("l_nv", "l_cpu", png_names, n, 0);
 
     printf("against the CPU codec: worst PSNR %.2f dB, largest difference %d (bound %.1f dB, %d)\n", worst_psnr,
            worst_diff, GVIS_NVJPEG_MIN_PSNR, GVIS_NVJPEG_MAX_DIFF);

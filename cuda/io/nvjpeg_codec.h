@@ -43,7 +43,17 @@ typedef struct gvis_nvjpeg_dec gvis_nvjpeg_dec;
  * (no JPEG engines on this GPU, or the library refuses). */
 int gvis_nvjpeg_dec_create(const gvis_nvjpeg_lib *lib, int max_batch, void *stream, gvis_nvjpeg_dec **dec,
                            char *why, size_t why_len);
+/* The same sharing share's library handle (one hardware handle for several decoders;
+ * destroy share last); NULL share: a handle of its own. */
+int gvis_nvjpeg_dec_create_from(const gvis_nvjpeg_lib *lib, int max_batch, void *stream, const gvis_nvjpeg_dec *share,
+                                gvis_nvjpeg_dec **dec, char *why, size_t why_len);
 void gvis_nvjpeg_dec_destroy(gvis_nvjpeg_dec *dec);
+/* From now on every batch of fewer than max_batch files is filled up with jpeg (a tiny
+ * JPEG the decoder takes, at most 64 rows), each copy decoded into its own 64 rows of
+ * d_scratch (max_batch x 64 rows of pitch bytes): nvjpegDecodeBatchedInitialize then
+ * runs once, for max_batch, instead of once per batch size (measured slow on an H200:
+ * more sizes, more time).  jpeg and d_scratch must outlive the decoder. */
+void gvis_nvjpeg_dec_set_pad(gvis_nvjpeg_dec *dec, const uint8_t *jpeg, size_t len, void *d_scratch, size_t pitch);
 /* Number of hardware engines and cores per engine; 0 when the library does not say. */
 void gvis_nvjpeg_dec_engines(const gvis_nvjpeg_dec *dec, unsigned *engines, unsigned *cores);
 

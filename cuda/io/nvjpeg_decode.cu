@@ -19,6 +19,14 @@ struct gvis_nvjpeg_dec {
     gvis_nvj_stream js;
     cudaStream_t stream;
     int max_batch;
+    int owner; /* the handle is this decoder's (not shared from another) */
+    /* padding (gvis_nvjpeg_dec_set_pad): every batch is filled up to max_batch with a tiny
+     * JPEG decoded into pad_dst, so that one state initialized once serves every batch */
+    const uint8_t *pad;
+    size_t pad_len, pad_pitch;
+    unsigned char *pad_dst;
+    const uint8_t **data_all;
+    size_t *len_all;
     unsigned engines, cores;
     gvis_nvj_image *dst;
     char err[256];
@@ -26,6 +34,13 @@ struct gvis_nvjpeg_dec {
 
 extern "C" int gvis_nvjpeg_dec_create(const gvis_nvjpeg_lib *lib, int max_batch, void *stream,
                                       gvis_nvjpeg_dec **out, char *why, size_t why_len)
+{
+    return gvis_nvjpeg_dec_create_from(lib, max_batch, stream, NULL, out, why, why_len);
+}
+
+extern "C" int gvis_nvjpeg_dec_create_from(const gvis_nvjpeg_lib *lib, int max_batch, void *stream,
+                                           const gvis_nvjpeg_dec *share, gvis_nvjpeg_dec **out, char *why,
+                                           size_t why_len)
 {
     *out = NULL;
     gvis_nvjpeg_dec *d = (gvis_nvjpeg_dec *)calloc(1, sizeof *d);
@@ -40,13 +55,21 @@ extern "C" int gvis_nvjpeg_dec_create(const gvis_nvjpeg_lib *lib, int max_batch,
     d->dst = (gvis_nvj_image *)calloc((size_t)max_batch, sizeof *d->dst);
     d->st = (gvis_nvj_state *)calloc((size_t)max_batch + 1, sizeof *d->st);
     d->inited = (unsigned char *)calloc((size_t)max_batch + 1, 1);
-    int s = d->dst && d->st && d->inited ? lib->CreateEx(GVIS_NVJ_BACKEND_HARDWARE, NULL, NULL, GVIS_NVJ_FLAGS_DEFAULT, &d->h)
-                                         : 5;
+    d->data_all = (const uint8_t **)calloc((size_t)max_batch, sizeof *d->data_all);
+    d->len_all = (size_t *)calloc((size_t)max_batch, sizeof *d->len_all);
+    int ok = d->dst && d->st && d->inited && d->data_all && d->len_all;
+    d->owner = !share;
+    int s = !ok ? 5 : share ? GVIS_NVJ_SUCCESS
+                            : lib->CreateEx(GVIS_NVJ_BACKEND_HARDWARE, NULL, NULL, GVIS_NVJ_FLAGS_DEFAULT, &d->h);
+    if (ok && share)
+        d->h = share->h;
     if (s != GVIS_NVJ_SUCCESS) {
         snprintf(why, why_len, "nvJPEG hardware backend unavailable (%s)", gvis_nvjpeg_status_name(s));
         free(d->dst);
         free(d->st);
         free(d->inited);
+        free(d->data_all);
+        free(d->len_all);
         free(d);
         return -1;
     }
@@ -70,8 +93,10 @@ extern "C" void gvis_nvjpeg_dec_destroy(gvis_nvjpeg_dec *d)
     for (int n = 0; n <= d->max_batch; n++)
         if (d->st[n])
             d->lib->JpegStateDestroy(d->st[n]);
-    if (d->h)
+    if (d->h && d->owner)
         d->lib->Destroy(d->h);
+    free(d->data_all);
+    free(d->len_all);
     free(d->dst);
     free(d->st);
     free(d->inited);
@@ -98,9 +123,36 @@ extern "C" int gvis_nvjpeg_dec_supported(gvis_nvjpeg_dec *d, const uint8_t *data
     return unsupported == 0; /* nvJPEG answers 0 for "supported" */
 }
 
+extern "C" void gvis_nvjpeg_dec_set_pad(gvis_nvjpeg_dec *d, const uint8_t *jpeg, size_t len, void *d_scratch,
+                                        size_t pitch)
+{
+    d->pad = jpeg;
+    d->pad_len = len;
+    d->pad_dst = (unsigned char *)d_scratch;
+    d->pad_pitch = pitch;
+}
+
 static int run(gvis_nvjpeg_dec *d, int n, const uint8_t *const *data, const size_t *len,
                unsigned char *const *d_dst, const size_t *pitch)
 {
+    if (d->pad && n < d->max_batch) { /* filled up with the tiny JPEG: one state for all */
+        for (int i = 0; i < d->max_batch; i++) {
+            d->data_all[i] = i < n ? data[i] : d->pad;
+            d->len_all[i] = i < n ? len[i] : d->pad_len;
+            memset(&d->dst[i], 0, sizeof d->dst[i]);
+            d->dst[i].channel[0] = i < n ? d_dst[i] : d->pad_dst + (size_t)(i - n) * 64 * d->pad_pitch;
+            d->dst[i].pitch[0] = i < n ? pitch[i] : d->pad_pitch;
+        }
+        n = d->max_batch;
+        data = d->data_all;
+        len = d->len_all;
+    } else {
+        for (int i = 0; i < n; i++) {
+            memset(&d->dst[i], 0, sizeof d->dst[i]);
+            d->dst[i].channel[0] = d_dst[i];
+            d->dst[i].pitch[0] = pitch[i];
+        }
+    }
     if (!d->st[n]) {
         int s = d->lib->JpegStateCreate(d->h, &d->st[n]);
         if (s != GVIS_NVJ_SUCCESS) {
@@ -113,11 +165,6 @@ static int run(gvis_nvjpeg_dec *d, int n, const uint8_t *const *data, const size
         if (s != GVIS_NVJ_SUCCESS)
             return s;
         d->inited[n] = 1;
-    }
-    for (int i = 0; i < n; i++) {
-        memset(&d->dst[i], 0, sizeof d->dst[i]);
-        d->dst[i].channel[0] = d_dst[i];
-        d->dst[i].pitch[0] = pitch[i];
     }
     int s = d->lib->DecodeBatched(d->h, d->st[n], (const unsigned char *const *)data, len, d->dst, d->stream);
     if (s != GVIS_NVJ_SUCCESS)

@@ -8,9 +8,20 @@
 
 #include "nvjpeg_codec.h"
 
+#include <pthread.h>
+
+/* One library handle per device, shared by every encoder there (nvJPEG's handle is
+ * thread-safe, its encoder states are not: each encoder has its own): a batch makes one
+ * encoder per compute thread, 16 a GPU, and a handle each cost start-up time. */
+enum { SHARED_DEVICES = 16 };
+static pthread_mutex_t shared_mu = PTHREAD_MUTEX_INITIALIZER;
+static gvis_nvj_handle shared_h[SHARED_DEVICES];
+static int shared_refs[SHARED_DEVICES];
+
 struct gvis_nvjpeg_enc {
     const gvis_nvjpeg_lib *lib;
     gvis_nvj_handle h;
+    int device; /* the shared handle's, -1: its own */
     gvis_nvj_enc_state st;
     gvis_nvj_enc_params params;
     cudaStream_t stream;
@@ -30,7 +41,22 @@ extern "C" int gvis_nvjpeg_enc_create(const gvis_nvjpeg_lib *lib, void *stream, 
     e->lib = lib;
     e->stream = (cudaStream_t)stream;
     e->css = -2;
-    int s = lib->CreateEx(GVIS_NVJ_BACKEND_DEFAULT, NULL, NULL, GVIS_NVJ_FLAGS_DEFAULT, &e->h);
+    e->device = -1;
+    int dev = -1, s;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= SHARED_DEVICES) {
+        cudaGetLastError();
+        s = lib->CreateEx(GVIS_NVJ_BACKEND_DEFAULT, NULL, NULL, GVIS_NVJ_FLAGS_DEFAULT, &e->h);
+    } else {
+        pthread_mutex_lock(&shared_mu);
+        s = shared_refs[dev] ? GVIS_NVJ_SUCCESS
+                             : lib->CreateEx(GVIS_NVJ_BACKEND_DEFAULT, NULL, NULL, GVIS_NVJ_FLAGS_DEFAULT, &shared_h[dev]);
+        if (s == GVIS_NVJ_SUCCESS) {
+            shared_refs[dev]++;
+            e->h = shared_h[dev];
+            e->device = dev;
+        }
+        pthread_mutex_unlock(&shared_mu);
+    }
     if (s == GVIS_NVJ_SUCCESS)
         s = lib->EncoderStateCreate(e->h, &e->st, e->stream);
     if (s == GVIS_NVJ_SUCCESS)
@@ -54,8 +80,16 @@ extern "C" void gvis_nvjpeg_enc_destroy(gvis_nvjpeg_enc *e)
         e->lib->EncoderParamsDestroy(e->params);
     if (e->st)
         e->lib->EncoderStateDestroy(e->st);
-    if (e->h)
+    if (e->h && e->device < 0) {
         e->lib->Destroy(e->h);
+    } else if (e->h) {
+        pthread_mutex_lock(&shared_mu);
+        if (--shared_refs[e->device] == 0) {
+            e->lib->Destroy(shared_h[e->device]);
+            shared_h[e->device] = NULL;
+        }
+        pthread_mutex_unlock(&shared_mu);
+    }
     free(e);
 }
 

@@ -700,7 +700,7 @@ static int warp_on_cuda(gvis_ctx *ctx, void *arg)
     op->spitch = spitch;
     int err;
     size_t want;
-    if (op->dst) {
+    if (op->dst || op->ddst) { /* an image, on the host or kept on the device */
         size_t row = (size_t)op->d.dst_w * op->d.channels * op->d.bytes;
         want = row * (size_t)op->d.dst_h;
         err = gvis_cu_buffer2d(ctx->job, 1, row, (size_t)op->d.dst_h, &op->d_dst, &op->dpitch);

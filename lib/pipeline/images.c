@@ -204,6 +204,8 @@ static int compute_gpu(struct run *r, gvis_ctx *c, const gvis_image_stages *st, 
             return (rc = cpu_decode(r, s, c)) ? rc : GVIS_NVJ_DECLINED;
         on_dev = 1;
     }
+    if (!on_dev && st->op_file) /* a host image's tensor: the host path's op_file (it uploads) */
+        return GVIS_NVJ_DECLINED;
     if (on_dev && st->op_file) { /* a tensor straight from the device image */
         rc = st->op_file(c, NULL, &in, b->outputs[index], &s->enc, st->arg);
         if (rc != GVIS_OP_IMAGE) {
@@ -411,7 +413,7 @@ int gvis_image_batch_run(const gvis_image_batch *b)
         /* while one batch decodes, the next gathers half of the entry's threads */
         int per = (b->workers + entries - 1) / entries;
         for (int e = 0; e < entries; e++)
-            if (!(r.jb[e] = gvis_jbatch_new(b->jpeg_batch > 0 ? b->jpeg_batch : 64, per / 2)))
+            if (!(r.jb[e] = gvis_jbatch_new(b->jpeg_batch > 0 ? b->jpeg_batch : per, per / 2)))
                 goto out;
     }
     /* readers and writers never touch a device: CPU contexts with the workers' options */

@@ -62,7 +62,7 @@ typedef struct {
     void *user;
     /* JPEG through nvJPEG (the workers' contexts use it, decode NULL): readers keep the
      * bitstream of each JPEG the engines may take; the compute threads of a GPU decode
-     * them in shared batches of at most this many (0: 64), run op_dev on the device
+     * them in shared batches of at most this many (0: its compute threads), run op_dev on the device
      * image, and encode JPEG outputs there (jpeg_batch.h, images_gpu.h) */
     int jpeg_batch;
 } gvis_image_batch;

@@ -26,6 +26,7 @@ struct gvis_jbatch {
     int busy[DECODERS], usable[DECODERS];
     gvis_jbatch_run_fn run; /* a stand-in decoder (tests); NULL: nvJPEG */
     void *run_user;
+    gvis_buf pad; /* the tiny JPEG that fills every batch up to max_batch */
 #ifdef GVIS_HAVE_CUDA
     gvis_cu_job *job[DECODERS];
     gvis_nvjpeg_dec *dec[DECODERS];
@@ -60,13 +61,14 @@ void gvis_jbatch_free(gvis_jbatch *jb)
     if (!jb)
         return;
 #ifdef GVIS_HAVE_CUDA
-    for (int k = 0; k < DECODERS; k++) {
+    for (int k = DECODERS - 1; k >= 0; k--) { /* decoder 0 owns the handle: last */
         if (jb->job[k])
             gvis_cu_sync(jb->job[k]);
         gvis_nvjpeg_dec_destroy(jb->dec[k]);
         gvis_cu_job_destroy(jb->job[k]);
     }
 #endif
+    gvis_buf_free(&jb->pad);
     pthread_mutex_destroy(&jb->mu);
     pthread_cond_destroy(&jb->cv);
     free(jb);
@@ -92,6 +94,8 @@ static void make_decoders(gvis_jbatch *jb)
     }
 #ifdef GVIS_HAVE_CUDA
     const gvis_nvjpeg_lib *lib = gvis_nvjpeg(why, sizeof why);
+    /* one hardware handle (decoder 0's; nvJPEG's handle is thread-safe, its states and
+     * streams are not: each decoder has its own) */
     for (int k = 0; k < DECODERS && lib; k++) {
         int err = gvis_cu_job_create(jb->device, &jb->job[k]);
         if (err) {
@@ -99,8 +103,8 @@ static void make_decoders(gvis_jbatch *jb)
             jb->job[k] = NULL;
             break;
         }
-        if (gvis_nvjpeg_dec_create(lib, jb->max_batch, gvis_cu_job_stream(jb->job[k]), &jb->dec[k], why,
-                                   sizeof why)) {
+        if (gvis_nvjpeg_dec_create_from(lib, jb->max_batch, gvis_cu_job_stream(jb->job[k]), k ? jb->dec[0] : NULL,
+                                        &jb->dec[k], why, sizeof why)) {
             gvis_cu_job_destroy(jb->job[k]);
             jb->job[k] = NULL;
             jb->dec[k] = NULL;
@@ -108,6 +112,26 @@ static void make_decoders(gvis_jbatch *jb)
         }
         jb->usable[k] = 1;
     }
+    /* every batch filled up to max_batch with a tiny JPEG (64x64, flat grey, libjpeg-
+     * turbo's baseline 4:2:0): one DecodeBatchedInitialize per decoder, where one per
+     * batch size made more threads slower on the H200 */
+    gvis_image tiny = {0};
+    if (jb->usable[0] && jb->max_batch > 1 && !gvis_image_alloc(&tiny, 64, 64, 3, GVIS_U8, 0)) {
+        memset(tiny.data, 128, tiny.stride * 64);
+        gvis_io_opts io = {0};
+        io.quality = 50;
+        gvis_jpeg_info info;
+        if (gvis_image_encode(&tiny, GVIS_FMT_JPEG, &io, &jb->pad) ||
+            !gvis_nvjpeg_dec_supported(jb->dec[0], jb->pad.data, jb->pad.len, &info) || info.width != 64 ||
+            info.height != 64)
+            gvis_buf_free(&jb->pad);
+        for (int k = 0; k < DECODERS && jb->pad.data; k++) {
+            void *scratch = NULL;
+            if (jb->usable[k] && !gvis_cu_buffer(jb->job[k], 0, (size_t)jb->max_batch * 64 * 256, &scratch))
+                gvis_nvjpeg_dec_set_pad(jb->dec[k], jb->pad.data, jb->pad.len, scratch, 256);
+        }
+    }
+    gvis_image_free(&tiny);
 #else
     snprintf(why, sizeof why, "this gvis was built without CUDA");
 #endif
