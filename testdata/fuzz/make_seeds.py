@@ -3,7 +3,7 @@
 reader.  Run from anywhere with Debian's python3 (numpy, cv2):
     /usr/bin/python3 testdata/fuzz/make_seeds.py
 Regression inputs (crash-*, regress-*) are kept beside the seeds and never rewritten."""
-import os, struct, zlib
+import os, struct, sys, zlib
 import numpy as np
 import cv2
 
@@ -194,51 +194,11 @@ for target, names in (('tiff', ['cv_gray16.tif', 'vips_gray_strips.tif', 'vips_t
         shutil.copy(os.path.join(CODEC, n), os.path.join(HERE, target, n))
 
 # TIFF with its own EXIF and GPS directories (tiff_exif_read.c), two pages, both byte
-# orders: the generator of tests/cli/tiff_exif.sh.
-import struct
-def tiff(order, pages):
-    e = '<' if order == 'II' else '>'
-    out = bytearray(order.encode() + struct.pack(e + 'H', 42) + b'\0\0\0\0')
-    def val(typ, v):
-        if typ == 2: return v.encode() + b'\0', len(v) + 1
-        if typ in (1, 7): return bytes(v), len(v)
-        if typ == 3: return struct.pack(e + '%dH' % len(v), *v), len(v)
-        if typ == 4: return struct.pack(e + '%dI' % len(v), *v), len(v)
-        if typ == 5: return b''.join(struct.pack(e + 'II', a, b) for a, b in v), len(v)
-    def ifd(entries):  # entries: (tag, type, value); returns offset of the directory
-        entries = sorted(entries)
-        at = len(out); at += at & 1
-        out.extend(b'\0' * (at - len(out)))
-        body = bytearray(struct.pack(e + 'H', len(entries)))
-        data_at = at + 2 + 12 * len(entries) + 4
-        data = bytearray()
-        for tag, typ, v in entries:
-            b, n = val(typ, v)
-            if len(b) <= 4:
-                body += struct.pack(e + 'HHI', tag, typ, n) + b.ljust(4, b'\0')
-            else:
-                body += struct.pack(e + 'HHII', tag, typ, n, data_at + len(data))
-                data += b + (b'\0' if len(b) & 1 else b'')
-        body += b'\0\0\0\0'
-        out.extend(body + data)
-        return at, at + 2 + 12 * len(entries)  # offset, where its next-IFD field is
-    prev = 4
-    for make, sub in pages:
-        pix = len(out); out.extend(bytes(range(0, 128, 4)))  # 8x4 gray
-        ents = [(256, 3, [8]), (257, 3, [4]), (258, 3, [8]), (259, 3, [1]), (262, 3, [1]), (271, 2, make),
-                (272, 2, 'T2'), (273, 4, [pix]), (274, 3, [6]), (277, 3, [1]), (278, 3, [4]), (279, 4, [32]),
-                (305, 2, 'maker-sw')]
-        if sub:
-            ex, _ = ifd([(33434, 5, [(1, 250)]), (33437, 5, [(28, 10)]), (36867, 2, '2019:05:06 07:08:09'),
-                         (37500, 7, list(range(40))), (37510, 7, list(b'ASCII\0\0\0hello'))])
-            gp, _ = ifd([(0, 1, [2, 3, 0, 0]), (1, 2, 'N'), (2, 5, [(48, 1), (51, 1), (0, 1)])])
-            ents += [(34665, 4, [ex]), (34853, 4, [gp])]
-        at, nxt = ifd(ents)
-        out[prev:prev + 4] = struct.pack(e + 'I', at)
-        prev = nxt
-    return bytes(out)
+# orders: tests/tiff_exif_gen.py, the generator of tests/cli/tiff_exif.sh.
+sys.path.insert(0, os.path.join(HERE, '..', '..', 'tests'))
+from tiff_exif_gen import PAGES, tiff  # noqa: E402
 for order in ('II', 'MM'):
-    put('tiff', 'exif_%s_2pages.tif' % order.lower(), tiff(order, [('Tiffco', True), ('Page2co', False)]))
+    put('tiff', 'exif_%s_2pages.tif' % order.lower(), tiff(order, PAGES))
 
 # phase (tests/fuzz/fuzz_phase.c): 4 header bytes (format, flags, tolerance/valid-min,
 # range), then a small phase map: PFM, NPY float32 or 16-bit PNG, rising along the rows
