@@ -3,8 +3,8 @@
  * sgm.h step 4 over a given volume) on device buffers it is handed, on the given stream.
  * Maps and volumes are tight (W x H, W x H x D); the guide of the arms has a row pitch in
  * bytes.  Returns a cudaError_t value as int (cudaErrorInvalidValue for bad arguments).
- * Not yet run on a GPU (written 2026-11-26 without one): tests/test_cuda_quality.c
- * compares every stage with the CPU. */
+ * tests/test_cuda_quality.c compares every stage with the CPU; tests/bench_quality.c
+ * times each (docs/notes-sgm.md, the quality preset's GPU speed). */
 #ifndef GVIS_QUALITY_CUDA_H
 #define GVIS_QUALITY_CUDA_H
 
@@ -19,7 +19,7 @@ extern "C" {
 int gvis_cu_cross_arms(const uint8_t *d_guide, size_t pitch, int width, int height, uint8_t *d_arms, void *stream);
 
 /* cross_aggregate.cu: passes of cross aggregation of the u8 cost volume in place;
- * d_sum (W x H x D u32) and d_cnt (W x H u32) are scratch. */
+ * d_sum (at least W x H x D u16) is scratch; d_cnt is not used (may be NULL). */
 int gvis_cu_cross_aggregate(uint8_t *d_cost, const uint8_t *d_arms, int width, int height, int D, int passes,
                             uint32_t *d_sum, uint32_t *d_cnt, void *stream);
 
@@ -28,6 +28,10 @@ int gvis_cu_cross_aggregate(uint8_t *d_cost, const uint8_t *d_arms, int width, i
  * the u16 sum volume d_sum (layout and stride of gvis_cu_sgm_path_sum; zeroed first). */
 int gvis_cu_sgm_path_volume(const uint8_t *d_cost, const uint8_t *d_guide, int width, int height, int D, int p1,
                             const uint8_t p2lut[256], int paths, uint16_t *d_sum, int stride, void *stream);
+/* sgm_path_volume.cu: the same paths, directions dir .. dir + ndirs - 1 (one launch), each
+ * into its own u8 volume d_lr + i * W*H*D ([y][x][k]: gvis_cu_sgm_wta's input). */
+int gvis_cu_sgm_path_volume_lr(const uint8_t *d_cost, const uint8_t *d_guide, int width, int height, int D, int p1,
+                               const uint8_t p2lut[256], int dir, int ndirs, uint8_t *d_lr, void *stream);
 
 /* refine_classify.cu: outlier classes (GVIS_REFINE_*) of the left map; d_right may be NULL. */
 int gvis_cu_refine_classify(const int16_t *d_left, const int16_t *d_right, int width, int height, int min_disp, int D,

@@ -1,9 +1,13 @@
 // Refinement step 2 (lib/stereo/refine.c, exactly): region voting rounds until none
-// changes a pixel.  One warp per pixel: the warp's lanes walk the pixel's cross region
-// and add the votes' weights into a histogram in shared memory (integer atomics: the
-// order does not change the sums), lane 0 picks the heaviest disparity (the smallest on
-// a tie).  A round reads the previous round's count on the device and only copies its
-// input once a round changed nothing, so the host never waits between rounds.
+// changes a pixel.  A warp takes 32 consecutive pixels at a time (a fixed grid of warps
+// strides over the map): it copies the valid ones and votes for each invalid one in turn,
+// its lanes walking the pixel's cross region (the horizontal arms of the 32 rows at a
+// time of its vertical arm are fetched at once, one row a lane) and adding the votes'
+// weights into a histogram in shared memory (integer atomics: the order does not change
+// the sums); the heaviest disparity (the smallest on a tie) is a warp-wide maximum of
+// weight * 1024 + 1023 - d.  A round reads the previous round's count on the device:
+// after a round that changed nothing both buffers hold the same map, so the later rounds
+// return at once and the host never waits between rounds.
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -14,66 +18,82 @@
 #define VOTE_SHARE10 4
 #define WARPS 4
 
-__global__ void refine_vote_kernel(const int16_t *in, int16_t *out, const int16_t *right, const uint8_t *label,
-                                   const uint8_t *arms, int W, int H, int M, int D, const int *prev_count,
-                                   int *count)
+__global__ void __launch_bounds__(WARPS * 32) refine_vote_kernel(const int16_t *in, int16_t *out, const int16_t *right,
+                                                                 const uint8_t *label, const uint8_t *arms, int W,
+                                                                 int H, int M, int D, const int *prev_count,
+                                                                 int *count)
 {
     __shared__ int hist[WARPS][512];
-    __shared__ int total[WARPS];
+    if (prev_count && *prev_count == 0)
+        return; /* the last round changed nothing: in == out already */
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const size_t n = (size_t)W * H;
-    const size_t p = (size_t)blockIdx.x * WARPS + warp;
     const int16_t inval = (int16_t)(16 * (M - 1));
-    /* every lane of the block reaches the same barriers: no early return before them */
-    const int active = p < n;
-    const int16_t v0 = active ? in[p] : 0;
-    const int stop = prev_count && *prev_count == 0;
-    const int work = active && !stop && v0 == inval;
-    for (int d = lane; d < D; d += 32)
-        hist[warp][d] = 0;
-    if (lane == 0)
-        total[warp] = 0;
-    __syncwarp();
-    if (work) {
-        const int x = (int)(p % W), y = (int)(p / W);
-        const int16_t *rrow = right && label[p] == RF_OCCLUDED ? right + (size_t)y * W : NULL;
-        const int up = arms[p * 4 + 2], down = arms[p * 4 + 3];
-        int mine = 0;
-        for (int qy = y - up; qy <= y + down; qy++) {
-            const size_t q = (size_t)qy * W + x;
-            const int l = arms[q * 4], r = arms[q * 4 + 1];
-            const int16_t *row = in + (size_t)qy * W;
-            for (int qx = x - l + lane; qx <= x + r; qx += 32) {
-                const int v = row[qx];
-                if (v == inval)
-                    continue;
-                const int d = rf_round16(v) - M;
-                if (d < 0 || d >= D)
-                    continue;
-                const int wgt = rrow ? rf_hidden_weight(rrow, x, d + M, W, inval) : 2;
-                if (wgt) {
-                    atomicAdd(&hist[warp][d], wgt);
-                    mine += wgt;
+    int changed = 0;
+    for (size_t c0 = ((size_t)blockIdx.x * WARPS + warp) * 32; c0 < n; c0 += (size_t)gridDim.x * WARPS * 32) {
+        const size_t pl = c0 + lane;
+        const int16_t v = pl < n ? in[pl] : inval;
+        if (pl < n && v != inval)
+            out[pl] = v;
+        unsigned todo = __ballot_sync(0xffffffffu, pl < n && v == inval);
+        while (todo) {
+            const size_t p = c0 + (__ffs(todo) - 1);
+            todo &= todo - 1;
+            for (int d = lane; d < D; d += 32)
+                hist[warp][d] = 0;
+            __syncwarp();
+            const int x = (int)(p % W), y = (int)(p / W);
+            const int16_t *rrow = right && label[p] == RF_OCCLUDED ? right + (size_t)y * W : NULL;
+            const int y0 = y - arms[p * 4 + 2], y1 = y + arms[p * 4 + 3];
+            int mine = 0;
+            for (int r0 = y0; r0 <= y1; r0 += 32) {
+                /* the horizontal arms of rows r0 .. r0 + 31, one a lane */
+                int la = 0, ra = -1;
+                if (r0 + lane <= y1) {
+                    const uchar2 ar = *reinterpret_cast<const uchar2 *>(arms + ((size_t)(r0 + lane) * W + x) * 4);
+                    la = ar.x;
+                    ra = ar.y;
+                }
+                const int nr = min(32, y1 - r0 + 1);
+                for (int i = 0; i < nr; i++) {
+                    const int l = __shfl_sync(0xffffffffu, la, i), r = __shfl_sync(0xffffffffu, ra, i);
+                    const int16_t *row = in + (size_t)(r0 + i) * W;
+                    for (int qx = x - l + lane; qx <= x + r; qx += 32) {
+                        const int vq = row[qx];
+                        if (vq == inval)
+                            continue;
+                        const int d = rf_round16(vq) - M;
+                        if (d < 0 || d >= D)
+                            continue;
+                        const int wgt = rrow ? rf_hidden_weight(rrow, x, d + M, W, inval) : 2;
+                        if (wgt) {
+                            atomicAdd(&hist[warp][d], wgt);
+                            mine += wgt;
+                        }
+                    }
                 }
             }
-        }
-        atomicAdd(&total[warp], mine);
-    }
-    __syncwarp();
-    if (active && lane == 0) {
-        int16_t o = v0;
-        if (work && total[warp] > 2 * VOTE_MIN) {
-            int best = 0;
-            for (int d = 1; d < D; d++)
-                if (hist[warp][d] > hist[warp][best])
-                    best = d;
-            if (hist[warp][best] * 10 > total[warp] * VOTE_SHARE10) {
-                o = (int16_t)(16 * (best + M));
-                atomicAdd(count, 1);
+            const int total = (int)__reduce_add_sync(0xffffffffu, (unsigned)mine);
+            __syncwarp();
+            unsigned key = 0;
+            for (int d = lane; d < D; d += 32)
+                key = max(key, (unsigned)hist[warp][d] << 10 | (unsigned)(1023 - d));
+            key = __reduce_max_sync(0xffffffffu, key);
+            int16_t o = inval;
+            if (total > 2 * VOTE_MIN) {
+                const int best = 1023 - (int)(key & 1023u), w = (int)(key >> 10);
+                if (w * 10 > total * VOTE_SHARE10) {
+                    o = (int16_t)(16 * (best + M));
+                    changed++;
+                }
             }
+            if (lane == 0)
+                out[p] = o;
+            __syncwarp();
         }
-        out[p] = o;
     }
+    if (lane == 0 && changed)
+        atomicAdd(count, changed);
 }
 
 extern "C" int gvis_cu_refine_vote(int16_t *d_disp, int16_t *d_tmp, const int16_t *d_right, const uint8_t *d_label,
@@ -81,26 +101,35 @@ extern "C" int gvis_cu_refine_vote(int16_t *d_disp, int16_t *d_tmp, const int16_
                                    int *d_counts, void *stream)
 {
     if (width <= 0 || height <= 0 || D < 1 || D > 512 || max_rounds < 0 || !d_disp || !d_tmp || !d_label ||
-        !d_arms || (max_rounds && !d_counts))
+        !d_arms || (max_rounds && !d_counts) || d_disp == d_tmp)
         return (int)cudaErrorInvalidValue;
     cudaStream_t s = (cudaStream_t)stream;
-    const size_t n = (size_t)width * height, blocks = (n + WARPS - 1) / WARPS;
-    if (blocks > 0x7fffffffu)
-        return (int)cudaErrorInvalidValue;
-    cudaError_t e = cudaMemsetAsync(d_counts, 0, sizeof(int) * (size_t)(max_rounds ? max_rounds : 1), s);
+    const size_t n = (size_t)width * height, chunks = (n + 31) / 32;
+    int dev = 0, sms = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess)
+        return (int)e;
+    /* enough warps to fill the chip (the weight histograms allow 16 blocks an SM at D = 512) */
+    const size_t want = (chunks + WARPS - 1) / WARPS, cap = (size_t)(sms > 0 ? sms : 1) * 16;
+    const unsigned blocks = (unsigned)(want < cap ? want : cap);
+    if (max_rounds == 0)
+        return (int)cudaSuccess;
+    e = cudaMemsetAsync(d_counts, 0, sizeof(int) * (size_t)max_rounds, s);
     if (e != cudaSuccess)
         return (int)e;
     int16_t *a = d_disp, *b = d_tmp;
     for (int r = 0; r < max_rounds; r++) {
-        refine_vote_kernel<<<(unsigned)blocks, 32 * WARPS, 0, s>>>(a, b, d_right, d_label, d_arms, width, height,
-                                                                   min_disp, D, r ? d_counts + r - 1 : NULL,
-                                                                   d_counts + r);
+        refine_vote_kernel<<<blocks, 32 * WARPS, 0, s>>>(a, b, d_right, d_label, d_arms, width, height, min_disp, D,
+                                                         r ? d_counts + r - 1 : NULL, d_counts + r);
         if ((e = cudaGetLastError()) != cudaSuccess)
             return (int)e;
         int16_t *t = a;
         a = b;
         b = t;
     }
+    /* a holds the last round's map (after an early stop both buffers hold it) */
     if (a != d_disp)
         e = cudaMemcpyAsync(d_disp, a, n * sizeof(int16_t), cudaMemcpyDeviceToDevice, s);
     return (int)e;

@@ -1,108 +1,292 @@
 // SGM step 4 over a given cost volume (the --aggregate cross pipeline: the costs are the
 // cross-aggregated volume, not computed from the censuses as in sgm_path.cu): the same
-// recurrence (lib/stereo/sgm.h, exactly), one block per path line, one thread per
-// disparity, every direction added into the u16 sum volume of gvis_cu_sgm_path_sum's
-// layout (zeroed first), one launch per direction.  Simple, not tuned.
+// recurrence (lib/stereo/sgm.h, exactly), with the structure of the tuned census path
+// (sgm_path.cu's path_kernel_il, whose comments say why): one warp walks one path line,
+// WARPS lines a block, all directions of a range in one launch; a lane holds the
+// disparities k = 64 j + lane and k + 32 of pair j in one register (two 16-bit halves,
+// DPX instructions), the neighbours k - 1 and k + 1 come by shuffles, the minimum by one
+// __reduce_min_sync a step: no block barriers.  The costs are read from the u8 volume,
+// PF steps ahead (a horizontal line is 1 to 4K steps long and its reads go to DRAM: one
+// step ahead left each step waiting on the load).  The result is added into the u16 sum
+// volume (gvis_cu_sgm_path_volume) or stored as the direction's own u8 volume
+// (gvis_cu_sgm_path_volume_lr, for gvis_cu_sgm_wta).
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "sgm_cuda.h"
 #include "quality_cuda.h"
 
-struct p2_tab {
-    uint8_t v[256];
+#define WARPS 4
+#define BIG 0x3fff
+#define PF 4 /* steps of costs in flight ahead of the current one */
+
+struct pv_args {
+    const uint8_t *cost, *guide;
+    uint8_t p2lut[256];
+    int width, height, D, p1;
+    int dir0;   // blockIdx.y = i runs direction dir0 + i
+    size_t vol; // LR: d_lr + i * vol is direction i's volume
+    uint8_t *lr;
+    uint32_t *sum; // SUM: sw 32-bit words (pairs of u16) a pixel
+    int sw;
+    int store; // SUM: 1 stores (the first direction written), 0 adds
 };
 
 __constant__ int pv_dirs[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, -1}, {-1, 1}, {1, -1}};
 
-__global__ void path_volume_kernel(const uint8_t *cost, const uint8_t *guide, int W, int H, int D, int p1, p2_tab t,
-                                   int dir, uint16_t *sum, int stride)
+// The first pixel of line `line` of direction (rx, ry) (sgm_path.cu's order); false past the last line.
+__device__ __forceinline__ bool pv_line_start(int line, int rx, int ry, int W, int H, int &x, int &y)
 {
-    __shared__ uint8_t p2[256];
-    __shared__ int prev[512 + 2];
-    __shared__ int wmin[16];
-    for (int i = threadIdx.x; i < 256; i += blockDim.x)
-        p2[i] = t.v[i];
-    const int rx = pv_dirs[dir][0], ry = pv_dirs[dir][1];
-    const int line = blockIdx.x;
-    int x, y;
+    const int lines = ry == 0 ? H : rx == 0 ? W : W + H - 1;
+    if (line >= lines)
+        return false;
+    const int x0 = rx > 0 ? 0 : W - 1, y0 = ry > 0 ? 0 : H - 1;
     if (ry == 0) {
-        x = rx > 0 ? 0 : W - 1;
+        x = x0;
         y = line;
-    } else if (rx == 0) {
-        x = line;
-        y = ry > 0 ? 0 : H - 1;
     } else if (line < W) {
         x = line;
-        y = ry > 0 ? 0 : H - 1;
+        y = y0;
     } else {
-        x = rx > 0 ? 0 : W - 1;
-        y = ry > 0 ? line - W + 1 : H - 1 - (line - W + 1);
+        x = x0;
+        y = ry > 0 ? line - W + 1 : H - 2 - (line - W);
     }
-    const int k = threadIdx.x, lane = k & 31, warp = k >> 5, nw = (blockDim.x + 31) >> 5;
-    const int on = k < D;
-    const int slot = 64 * (k / 64) + 2 * (k % 32) + (k / 32) % 2;
-    int m = 0, first = 1, gprev = 0;
+    return true;
+}
+
+__device__ __forceinline__ void pv_red_add(uint32_t *p, uint32_t v)
+{
+    asm volatile("red.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+// The costs of pixel (px, py) for this lane's pairs: k = 64 j + lane low, k + 32 high;
+// halves with k >= D read nothing (0).
+template <int NP, bool FULL>
+__device__ __forceinline__ void pv_load(const uint8_t *cost, int W, int D, int lane, int px, int py, uint32_t (&cc)[NP])
+{
+    const uint8_t *c = cost + ((size_t)py * W + px) * D + lane;
+#pragma unroll
+    for (int j = 0; j < NP; j++) {
+        uint32_t lo = 0, hi = 0;
+        if (FULL || lane + 64 * j < D)
+            lo = __ldg(c + 64 * j);
+        if (FULL || lane + 64 * j + 32 < D)
+            hi = __ldg(c + 64 * j + 32);
+        cc[j] = lo | hi << 16;
+    }
+}
+
+template <int K, bool FULL, bool SUM>
+__global__ void __launch_bounds__(WARPS * 32) pv_kernel(pv_args a)
+{
+    constexpr int NP = K / 2;
+    __shared__ uint8_t p2lut[256];
+    for (int i = threadIdx.x; i < 256; i += blockDim.x)
+        p2lut[i] = a.p2lut[i];
     __syncthreads();
-    for (; x >= 0 && x < W && y >= 0 && y < H; x += rx, y += ry) {
+    const int lane = threadIdx.x & 31;
+    const int dir = a.dir0 + blockIdx.y;
+    const int rx = pv_dirs[dir][0], ry = pv_dirs[dir][1];
+    const int W = a.width, H = a.height, D = a.D;
+    int x, y;
+    if (!pv_line_start(blockIdx.x * WARPS + (threadIdx.x >> 5), rx, ry, W, H, x, y))
+        return;
+    uint8_t *lr = SUM ? nullptr : a.lr + blockIdx.y * a.vol;
+    const uint32_t BIG2 = BIG * 0x10001u, P1x2 = (uint32_t)a.p1 * 0x10001u;
+    uint32_t vmask[NP];
+#pragma unroll
+    for (int j = 0; j < NP; j++)
+        vmask[j] = FULL ? 0xffffffffu
+                        : (lane + 64 * j < D ? 0xffffu : 0u) | (lane + 64 * j + 32 < D ? 0xffff0000u : 0u);
+    // the line's length: steps until (x, y) leaves the image
+    int steps;
+    {
+        const int sx = rx > 0 ? W - x : rx < 0 ? x + 1 : 1 << 30;
+        const int sy = ry > 0 ? H - y : ry < 0 ? y + 1 : 1 << 30;
+        steps = min(sx, sy);
+    }
+    // ring of the next PF steps' costs and guide values (fully unrolled: registers)
+    uint32_t c[PF][NP];
+    int g[PF];
+#pragma unroll
+    for (int s = 0; s < PF; s++) {
+        if (s < steps) {
+            pv_load<NP, FULL>(a.cost, W, D, lane, x + s * rx, y + s * ry, c[s]);
+            g[s] = __ldg(a.guide + (size_t)(y + s * ry) * W + x + s * rx);
+        } else {
+#pragma unroll
+            for (int j = 0; j < NP; j++)
+                c[s][j] = 0;
+            g[s] = 0;
+        }
+    }
+    uint32_t prev[NP];
+#pragma unroll
+    for (int j = 0; j < NP; j++)
+        prev[j] = BIG2;
+    int m = 0, gprev = 0;
+    for (int i = 0; i < steps; i++, x += rx, y += ry) {
         const size_t pix = (size_t)y * W + x;
-        const int g = guide[pix];
-        int L = 0;
-        if (on) {
-            const int c = cost[pix * D + k];
-            if (first) {
-                L = c;
-            } else {
-                const int P2 = p2[abs(g - gprev)];
-                int v = prev[k + 1] - m;
-                if (k > 0)
-                    v = min(v, prev[k] - m + p1);
-                if (k + 1 < D)
-                    v = min(v, prev[k + 2] - m + p1);
-                L = c + min(v, P2);
+        uint32_t cur[NP];
+        if (i == 0) {
+#pragma unroll
+            for (int j = 0; j < NP; j++)
+                cur[j] = FULL ? c[0][j] : (c[0][j] & vmask[j]) | (BIG2 & ~vmask[j]);
+        } else {
+            uint32_t from_left[NP], from_right[NP];
+#pragma unroll
+            for (int j = 0; j < NP; j++) {
+                from_left[j] = __shfl_sync(0xffffffffu, prev[j], (lane + 31) & 31);
+                from_right[j] = __shfl_sync(0xffffffffu, prev[j], (lane + 1) & 31);
+            }
+            const uint32_t m2 = (uint32_t)m * 0x10001u;
+            const uint32_t mp2 = (uint32_t)(m + p2lut[abs(g[0] - gprev)]) * 0x10001u;
+#pragma unroll
+            for (int j = 0; j < NP; j++) {
+                // k - 1: lane - 1's pair; lane 0 takes 64 j - 1 from lane 31's pair j - 1
+                // (high half) and k + 31 from lane 31's pair j (low half)
+                const uint32_t lo = lane > 0 ? from_left[j]
+                                             : __byte_perm(j > 0 ? from_left[j - 1] : BIG2, from_left[j], 0x5432);
+                // k + 1: lane + 1's pair; lane 31 takes 64 j + 32 from lane 0's pair j
+                // (high half) and k + 33 from lane 0's pair j + 1 (low half)
+                const uint32_t hi = lane < 31 ? from_right[j]
+                                              : __byte_perm(from_right[j], j < NP - 1 ? from_right[j + 1] : BIG2, 0x5432);
+                const uint32_t t = __vmins2(__viaddmin_s16x2(__vmins2(lo, hi), P1x2, prev[j]), mp2);
+                const uint32_t v = c[0][j] + t - m2;
+                cur[j] = FULL ? v : (v & vmask[j]) | (BIG2 & ~vmask[j]);
             }
         }
-        __syncthreads(); /* every thread has read prev */
-        if (on) {
-            prev[k + 1] = L;
-            sum[pix * stride + slot] = (uint16_t)(sum[pix * stride + slot] + L);
+        gprev = g[0];
+        // shift the ring and start the load PF steps ahead
+#pragma unroll
+        for (int s = 0; s < PF - 1; s++) {
+#pragma unroll
+            for (int j = 0; j < NP; j++)
+                c[s][j] = c[s + 1][j];
+            g[s] = g[s + 1];
         }
-        int v = on ? L : 1 << 20;
-        for (int o = 16; o > 0; o >>= 1)
-            v = min(v, __shfl_xor_sync(0xffffffffu, v, o));
-        if (lane == 0)
-            wmin[warp] = v;
-        __syncthreads();
-        m = wmin[0];
-        for (int w = 1; w < nw; w++)
-            m = min(m, wmin[w]);
-        first = 0;
-        gprev = g;
+        if (i + PF < steps) {
+            pv_load<NP, FULL>(a.cost, W, D, lane, x + PF * rx, y + PF * ry, c[PF - 1]);
+            g[PF - 1] = __ldg(a.guide + (size_t)(y + PF * ry) * W + x + PF * rx);
+        }
+        uint32_t mm = cur[0];
+#pragma unroll
+        for (int j = 0; j < NP; j++) {
+            prev[j] = cur[j];
+            mm = __vmins2(mm, cur[j]);
+        }
+        const int mn = min((int)(mm & 0xffffu), (int)(mm >> 16));
+        if (SUM) {
+            // exact in any order (sgm_path.cu's SUM comment): every Lr <= 255, halves never carry
+            uint32_t *dst = a.sum + pix * (size_t)a.sw + lane;
+#pragma unroll
+            for (int j = 0; j < NP; j++)
+                if (FULL || 64 * j < D) {
+                    const uint32_t v = FULL ? cur[j] : cur[j] & vmask[j];
+                    if (a.store)
+                        dst[32 * j] = v;
+                    else
+                        pv_red_add(dst + 32 * j, v);
+                }
+        } else {
+            uint8_t *dst = lr + pix * D + lane;
+#pragma unroll
+            for (int j = 0; j < NP; j++) {
+                if (FULL || lane + 64 * j < D)
+                    dst[64 * j] = (uint8_t)cur[j];
+                if (FULL || lane + 64 * j + 32 < D)
+                    dst[64 * j + 32] = (uint8_t)(cur[j] >> 16);
+            }
+        }
+        m = (int)__reduce_min_sync(0xffffffffu, (unsigned)mn);
     }
+}
+
+template <int K, bool SUM>
+static void pv_launch_k(int D, dim3 grid, dim3 block, cudaStream_t s, const pv_args &a)
+{
+    if (D == 32 * K)
+        pv_kernel<K, true, SUM><<<grid, block, 0, s>>>(a);
+    else
+        pv_kernel<K, false, SUM><<<grid, block, 0, s>>>(a);
+}
+
+// One launch of directions dir .. dir + ndirs - 1 (K = disparities a lane: D <= 32 K).
+template <bool SUM>
+static int pv_launch(const uint8_t *d_cost, const uint8_t *d_guide, int W, int H, int D, int p1,
+                     const uint8_t p2lut[256], int dir, int ndirs, uint8_t *d_lr, uint32_t *d_sum, int stride,
+                     int store, cudaStream_t s)
+{
+    pv_args a;
+    memset(&a, 0, sizeof a);
+    a.cost = d_cost;
+    a.guide = d_guide;
+    memcpy(a.p2lut, p2lut, 256);
+    a.width = W;
+    a.height = H;
+    a.D = D;
+    a.p1 = p1;
+    a.dir0 = dir;
+    a.vol = (size_t)W * H * D;
+    a.lr = d_lr;
+    a.sum = d_sum;
+    a.sw = stride / 2;
+    a.store = store;
+    const long long max_lines = dir + ndirs > 4 ? (long long)W + H - 1 : (W > H ? W : H);
+    const long long bx = (max_lines + WARPS - 1) / WARPS;
+    if (bx > 0x7fffffffLL)
+        return (int)cudaErrorInvalidValue;
+    const dim3 grid((unsigned)bx, (unsigned)ndirs), block(WARPS * 32);
+    if (D <= 64)
+        pv_launch_k<2, SUM>(D, grid, block, s, a);
+    else if (D <= 128)
+        pv_launch_k<4, SUM>(D, grid, block, s, a);
+    else if (D <= 256)
+        pv_launch_k<8, SUM>(D, grid, block, s, a);
+    else
+        pv_launch_k<16, SUM>(D, grid, block, s, a);
+    return (int)cudaGetLastError();
+}
+
+static int pv_check(const uint8_t *d_cost, const uint8_t *d_guide, int width, int height, int D, int p1,
+                    const uint8_t *p2lut)
+{
+    if (width <= 0 || height <= 0 || D < 1 || D > 512 || p1 < 0 || p1 > 255 || !d_cost || !d_guide || !p2lut)
+        return (int)cudaErrorInvalidValue;
+    return (int)cudaSuccess;
 }
 
 extern "C" int gvis_cu_sgm_path_volume(const uint8_t *d_cost, const uint8_t *d_guide, int width, int height, int D,
                                        int p1, const uint8_t p2lut[256], int paths, uint16_t *d_sum, int stride,
                                        void *stream)
 {
-    if (width <= 0 || height <= 0 || D < 1 || D > 512 || (paths != 4 && paths != 8) || stride < D ||
-        stride % 64 || !d_cost || !d_guide || !d_sum || !p2lut)
-        return (int)cudaErrorInvalidValue;
+    int e = pv_check(d_cost, d_guide, width, height, D, p1, p2lut);
+    if (e || (paths != 4 && paths != 8) || stride < (D + 63) / 64 * 64 || stride % 64 || !d_sum)
+        return e ? e : (int)cudaErrorInvalidValue;
     cudaStream_t s = (cudaStream_t)stream;
-    cudaError_t e = cudaMemsetAsync(d_sum, 0, (size_t)width * height * stride * sizeof(uint16_t), s);
-    if (e != cudaSuccess)
-        return (int)e;
-    p2_tab t;
-    for (int i = 0; i < 256; i++)
-        t.v[i] = p2lut[i];
-    const int threads = (D + 31) / 32 * 32;
-    for (int dir = 0; dir < paths; dir++) {
-        /* lines of gvis_sgm_dirs[dir]: rows, columns, or a diagonal's W + H - 1 */
-        const int lines = dir < 2 ? height : dir < 4 ? width : width + height - 1;
-        path_volume_kernel<<<(unsigned)lines, threads, 0, s>>>(d_cost, d_guide, width, height, D, p1, t, dir, d_sum,
-                                                               stride);
-        if ((e = cudaGetLastError()) != cudaSuccess)
-            return (int)e;
+    uint32_t *sum = reinterpret_cast<uint32_t *>(d_sum);
+    if (stride == (D + 63) / 64 * 64) {
+        // the last direction stores every word of every pixel (no memset), the others add
+        // in one launch; the stream orders the two (sgm_path.cu's gvis_cu_sgm_path_sum)
+        e = pv_launch<true>(d_cost, d_guide, width, height, D, p1, p2lut, paths - 1, 1, nullptr, sum, stride, 1, s);
+        if (e)
+            return e;
+        return pv_launch<true>(d_cost, d_guide, width, height, D, p1, p2lut, 0, paths - 1, nullptr, sum, stride, 0, s);
     }
-    return (int)cudaSuccess;
+    cudaError_t ce = cudaMemsetAsync(d_sum, 0, (size_t)width * height * stride * sizeof(uint16_t), s);
+    if (ce != cudaSuccess)
+        return (int)ce;
+    return pv_launch<true>(d_cost, d_guide, width, height, D, p1, p2lut, 0, paths, nullptr, sum, stride, 0, s);
+}
+
+extern "C" int gvis_cu_sgm_path_volume_lr(const uint8_t *d_cost, const uint8_t *d_guide, int width, int height, int D,
+                                          int p1, const uint8_t p2lut[256], int dir, int ndirs, uint8_t *d_lr,
+                                          void *stream)
+{
+    int e = pv_check(d_cost, d_guide, width, height, D, p1, p2lut);
+    if (e || dir < 0 || ndirs < 1 || dir + ndirs > 8 || !d_lr)
+        return e ? e : (int)cudaErrorInvalidValue;
+    return pv_launch<false>(d_cost, d_guide, width, height, D, p1, p2lut, dir, ndirs, d_lr, nullptr, 0, 0,
+                            (cudaStream_t)stream);
 }

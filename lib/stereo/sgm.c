@@ -280,7 +280,7 @@ size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int 
      * libSGM; else one u16 sum a pixel and disparity, D padded to 64), four disparity
      * maps, the two grey images (16-bit at most, pitch aside) */
     const size_t vol = per_path ? (size_t)p->paths * n * p->max_disp : n * GVIS_SGM_SUM_STRIDE(p->max_disp) * 2;
-    const size_t quality = (p->aggregate == GVIS_AGGREGATE_CROSS ? n * p->max_disp * 5 : 0) /* costs, u32 sums */
+    const size_t quality = (p->aggregate == GVIS_AGGREGATE_CROSS ? n * p->max_disp * 3 : 0) /* costs, u16 sums */
                            + (p->aggregate == GVIS_AGGREGATE_CROSS || p->refine ? n * 9 + 256 : 0); /* arms, counts, labels */
     return 2 * n * 8 + n + vol + 4 * n * sizeof(int16_t) + 2 * n * 2 +
            (p->cost == GVIS_COST_ADCENSUS ? n : 0) /* the right guide */ + quality;
@@ -288,8 +288,6 @@ size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int 
 
 int gvis_sgm_cuda_per_path(int width, int height, const gvis_sgm_params *p)
 {
-    if (p->aggregate == GVIS_AGGREGATE_CROSS)
-        return 0; /* the paths over a given volume add into the sum volume */
     const char *e = getenv("GVIS_SGM_PER_PATH");
     if (e && *e)
         return strcmp(e, "0") != 0;
@@ -346,11 +344,19 @@ static int sgm_launch(void *arg, void *stream)
                                             luts ? luts : vl, g->d_cost, stream);
         if (!err)
             err = gvis_cu_cross_aggregate(g->d_cost, g->d_arms, W, H, D, CROSS_PASSES, g->d_sum32, g->d_cnt, stream);
-        if (!err)
-            err = gvis_cu_sgm_path_volume(g->d_cost, g->d_guide, W, H, D, p->p1, p2lut, p->paths, sum,
-                                          GVIS_SGM_SUM_STRIDE(D), stream);
-        if (!err)
-            err = gvis_cu_sgm_wta_sum(sum, GVIS_SGM_SUM_STRIDE(D), W, H, D, M, U, p->subpixel, l, r, stream);
+        if (g->per_path) { /* as the census path: one u8 volume a direction, the tuned WTA over them */
+            if (!err)
+                err = gvis_cu_sgm_path_volume_lr(g->d_cost, g->d_guide, W, H, D, p->p1, p2lut, 0, p->paths, g->d_lr,
+                                                 stream);
+            if (!err)
+                err = gvis_cu_sgm_wta(g->d_lr, p->paths, W, H, D, M, U, p->subpixel, l, r, stream);
+        } else {
+            if (!err)
+                err = gvis_cu_sgm_path_volume(g->d_cost, g->d_guide, W, H, D, p->p1, p2lut, p->paths, sum,
+                                              GVIS_SGM_SUM_STRIDE(D), stream);
+            if (!err)
+                err = gvis_cu_sgm_wta_sum(sum, GVIS_SGM_SUM_STRIDE(D), W, H, D, M, U, p->subpixel, l, r, stream);
+        }
     } else if (g->per_path) {
         if (!err)
             err = gvis_cu_sgm_path_cost(g->d_cl, g->d_cr, g->d_guide, g->d_guide_r, luts, W, H, D, M, p->census, p->p1,
@@ -444,7 +450,7 @@ static int sgm_cuda(gvis_ctx *ctx, void *arg)
     if (!err && cross)
         err = gvis_cu_buffer(ctx->job, 11, n * D, (void **)&g.d_cost);
     if (!err && cross)
-        err = gvis_cu_buffer(ctx->job, 12, n * D * sizeof(uint32_t), (void **)&g.d_sum32);
+        err = gvis_cu_buffer(ctx->job, 12, n * D * sizeof(uint16_t), (void **)&g.d_sum32);
     if (!err && (cross || c->p->refine)) {
         /* arms (4 n), segment counts (4 n), labels (n), the voting rounds' counts */
         uint8_t *q = NULL;
