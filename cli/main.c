@@ -166,7 +166,9 @@ int main(int argc, char **argv)
             } else if (status != EXIT_OK) {
                 gvis_outset_abort(set);
             }
-            return cli_finish_stdout(status);
+            status = cli_finish_stdout(status);
+            gvis_process_exit(status);
+            return status;
         }
     }
     const char *names[sizeof commands / sizeof commands[0] + 1];
