@@ -15,7 +15,10 @@
  *  - gauss JPEG to JPEG: every output encoded by nvJPEG but the gray one, within the
  *    bound of the CPU codec's files;
  *  - warpaffine --letterbox 640x640 to .npy (HWC float32): within the bound, scaled;
- *    and to PNG (the device warp's image output, for the files decoded on the CPU too).
+ *    and to PNG (the device warp's image output, for the files decoded on the CPU too);
+ *  - the decode stage's -v line (decoders warmed up, batches); the same GPU twice
+ *    (cuda:0,0: one stage shared by both entries) and batches of 4 with 8 compute
+ *    threads: byte for byte the first run's outputs.
  * Exits 77 without a GPU or without nvJPEG (unless GVIS_NVJPEG_REQUIRED=1). */
 #include <math.h>
 #include <stdlib.h>
@@ -113,11 +116,11 @@ static void make_jpeg(const char *name, int w, int h, int c, int o, int progress
     gvis_image_free(&img);
 }
 
-static int run(const char *env, const char *codec, const char *args, const char *out)
+static int run_on(const char *env, const char *device, const char *codec, const char *args, const char *out)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s '%s' -v --device cuda --jpeg-codec %s %s %s/in -o '%s/%s' 2>%s/%s.log", env, gvis,
-             codec, args, dir, dir, out, dir, codec);
+    snprintf(cmd, sizeof cmd, "%s '%s' -v --device %s --jpeg-codec %s %s %s/in -o '%s/%s' 2>%s/%s.log", env, gvis,
+             device, codec, args, dir, dir, out, dir, codec);
     int rc = system(cmd);
     rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
     snprintf(cmd, sizeof cmd, "cat %s/%s.log", dir, codec);
@@ -125,6 +128,41 @@ static int run(const char *env, const char *codec, const char *args, const char 
     if (system(cmd))
         printf("(no log)\n");
     return rc;
+}
+
+static int run(const char *env, const char *codec, const char *args, const char *out)
+{
+    return run_on(env, "cuda", codec, args, out);
+}
+
+/* The decode stage lines of the last nvjpeg run's -v output: how many, and the first's
+ * figures (ready ms, batches). */
+static int stage_lines(double *ready, long *batches)
+{
+    char path[256], line[1024];
+    snprintf(path, sizeof path, "%s/nvjpeg.log", dir);
+    FILE *f = fopen(path, "r");
+    int n = 0;
+    *ready = -1;
+    *batches = -1;
+    while (f && fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, "JPEG decode stage: ");
+        if (!p)
+            continue;
+        if (n++ == 0) {
+            const char *q = strstr(p, "decoders ready ");
+            if (q)
+                sscanf(q, "decoders ready %lf", ready);
+            q = strstr(p, "queued at ");
+            if (q)
+                q = strstr(q, "; ");
+            if (q)
+                sscanf(q, "; %ld batches", batches);
+        }
+    }
+    if (f)
+        fclose(f);
+    return n;
 }
 
 /* the counts of the last nvjpeg run's -v line */
@@ -260,6 +298,11 @@ int main(void)
            c[0], ngpu_dec, c[1], ncpu_dec);
     CHECKF(c[4] >= 1 && c[4] <= ngpu_dec, "%ld decode batches", c[4]);
     printf("%ld decode batches, mean size %.1f\n", c[4], c[5] / 10.0);
+    double ready;
+    long sb;
+    int lines = stage_lines(&ready, &sb);
+    CHECKF(lines == 1 && ready >= 0 && sb == c[4], "decode stage: %d lines, ready at %.0f ms, %ld batches", lines,
+           ready, sb);
     snprintf(cmd, sizeof cmd, "grep -q \"p10x_cut.jpg': corrupt or truncated JPEG\" %s/nvjpeg.log", dir);
     CHECKF(system(cmd) == 0, "no message naming the cut file");
     rc = run("", "cpu", "gauss --sigma 1.5 -j 4", "g_cpu/{stem}.png");
@@ -311,6 +354,20 @@ int main(void)
     CHECKF(rc == 1, "letterbox image run: exit %d", rc);
     rc = run("", "cpu", "warpaffine --letterbox 640x640 -j 4", "l_cpu/{stem}.png");
     compare("l_nv", "l_cpu", png_names, n, 0);
+
+    /* 6. the same GPU twice: one decode stage for both entries; batches of 4 */
+    rc = run_on("", "cuda:0,0", "nvjpeg", "gauss --sigma 1.5 -j 4", "g_nv00/{stem}.png");
+    CHECKF(rc == 1, "cuda:0,0 run: exit %d", rc);
+    counts(c);
+    lines = stage_lines(&ready, &sb);
+    CHECKF(c[0] == ngpu_dec && lines == 1, "cuda:0,0: %ld decoded by nvJPEG, %d decode stages", c[0], lines);
+    compare("g_nv00", "g_nv", png_names, n, 1);
+    rc = run("GVIS_JPEG_BATCH=4 GVIS_DEVICE_WORKERS=8", "nvjpeg", "gauss --sigma 1.5 -j 4", "g_nv4/{stem}.png");
+    CHECKF(rc == 1, "batch-4 run: exit %d", rc);
+    counts(c);
+    CHECKF(c[0] == ngpu_dec && c[4] >= (ngpu_dec + 3) / 4, "batch 4: %ld decoded by nvJPEG in %ld batches", c[0],
+           c[4]);
+    compare("g_nv4", "g_nv", png_names, n, 1);
 
     printf("against the CPU codec: worst PSNR %.2f dB, largest difference %d (bound %.1f dB, %d)\n", worst_psnr,
            worst_diff, GVIS_NVJPEG_MIN_PSNR, GVIS_NVJPEG_MAX_DIFF);

@@ -1,25 +1,42 @@
-/* The group commit of the shared batch decoder (lib/pipeline/jpeg_batch.c), with a
- * stand-in decoder on the CPU: threads that each submit many requests, a decoder that
- * copies each request's bytes into its own buffer after a short sleep (the engines'
- * time), files it refuses ('R') or fails on ('F').  Every request is answered once, with
- * its own bytes in its own buffer and its own status; no batch over the limit; at most
- * two batches at once; the counts add up; no deadlock where fewer threads than the
- * gathering threshold remain (min_batch 8, 3 threads); a batch limit of 1. */
+/* The decode stage of a GPU (lib/pipeline/jpeg_batch.c) with a stand-in decoder on the
+ * CPU, driven as the batch drives it: reader threads submit files into a bounded ring of
+ * slots, compute threads wait for them, check them and give their buffers back.  The
+ * stand-in copies each request's bytes into its buffer after a short sleep (the engines'
+ * time), refuses some ('R') and fails on others ('F'); its warm-up sleeps.  Checked:
+ * every file answered once with its own bytes and status; submitting never waits for the
+ * warm-up; no batch over the limit and none before its decoder is warm; at most two
+ * batches at once; batches fill while the compute threads are slow; the pool makes no
+ * more buffers than files can be out at once; files withdrawn before their decode; a
+ * stage whose decoders cannot be made answers -2 to files queued before and after; one
+ * decoder of two failing leaves the other working; a batch limit of 1. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "gvis.h"
 #include "jpeg_batch.h"
 #include "testlib.h"
 
-enum { THREADS = 16, PER = 60, LEN = 24 };
+enum { LEN = 28, MAXSLOTS = 256 };
 
 struct fake {
-    atomic_int running, most, calls, largest, wrong;
-    int max_batch;
+    atomic_int running, most, calls, largest, wrong, early;
+    int max_batch, fail_warm; /* fail_warm: bit k, decoder k's warm-up fails */
+    unsigned warm_us;
+    double warm_done[2]; /* when each decoder's warm-up ended (ms) */
+    unsigned run_us;
 };
+
+static int fake_warm(void *user, int decoder)
+{
+    struct fake *f = user;
+    usleep(f->warm_us * (unsigned)(decoder + 1));
+    f->warm_done[decoder] = gvis_now_ms();
+    return (f->fail_warm >> decoder) & 1;
+}
 
 static void fake_run(void *user, int decoder, gvis_jbatch_req **r, int n)
 {
@@ -32,10 +49,13 @@ static void fake_run(void *user, int decoder, gvis_jbatch_req **r, int n)
         atomic_store(&f->largest, n);
     if (decoder < 0 || decoder > 1 || n < 1 || n > f->max_batch)
         atomic_fetch_add(&f->wrong, 1);
+    if (f->warm_done[decoder] == 0 || gvis_now_ms() < f->warm_done[decoder])
+        atomic_fetch_add(&f->early, 1);
     atomic_fetch_add(&f->calls, 1);
-    usleep(300 + (unsigned)(n * 37 % 700));
+    usleep(f->run_us + (unsigned)(n * 37 % 300));
     for (int i = 0; i < n; i++) {
-        CHECK(r[i]->status == 1 && r[i]->state == 1);
+        if (r[i]->status != 1 || !r[i]->d_img)
+            atomic_fetch_add(&f->wrong, 1);
         if (r[i]->data[0] == 'R')
             continue;
         if (r[i]->data[0] == 'F') {
@@ -43,86 +63,245 @@ static void fake_run(void *user, int decoder, gvis_jbatch_req **r, int n)
             snprintf(r[i]->why, sizeof r[i]->why, "stand-in failure");
             continue;
         }
-        CHECK(r[i]->pitch == LEN);
-        memcpy(r[i]->d_dst, r[i]->data, r[i]->len);
+        if (r[i]->pitch < (size_t)r[i]->width * 3 || r[i]->len > r[i]->pitch) {
+            atomic_fetch_add(&f->wrong, 1);
+            continue;
+        }
+        memcpy(r[i]->d_img, r[i]->data, r[i]->len);
+        memset((char *)r[i]->d_img + r[i]->pitch * (size_t)(r[i]->height - 1), 0x5a, (size_t)r[i]->width * 3);
         r[i]->status = 0;
     }
     atomic_fetch_sub(&f->running, 1);
 }
 
-struct worker {
+/* The batch's ring of slots: readers submit item i into slot i % slots once item
+ * i - slots is done; compute threads take the items in order. */
+struct ring {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
     gvis_jbatch *jb;
-    int id, per, bad, refused, failed, done;
+    int n, slots, next_read, next_compute, done_count, withdraw_every;
+    int submitted[MAXSLOTS], finished[MAXSLOTS];
+    gvis_jbatch_req req[MAXSLOTS];
+    char data[MAXSLOTS][LEN];
+    int bad, refused, failed, broken, decoded, withdrawn;
+    double max_submit_ms;
+    unsigned compute_us;
 };
 
-static void *work(void *arg)
+static int expect(int i)
 {
-    struct worker *w = arg;
-    for (int i = 0; i < w->per; i++) {
-        char data[LEN], buf[LEN];
-        memset(buf, 0, sizeof buf);
-        int kind = (w->id * 7 + i) % 23; /* a refused and a failing one now and then */
-        snprintf(data, sizeof data, "%c%03d-%05d-payload", kind == 3 ? 'R' : kind == 11 ? 'F' : 'D', w->id, i);
-        char why[256] = "";
-        int rc = gvis_jbatch_decode(w->jb, 0, (const uint8_t *)data, sizeof data, buf, LEN, why, sizeof why);
-        if (data[0] == 'D')
-            w->bad += rc != 0 || memcmp(buf, data, sizeof data) != 0;
-        else if (data[0] == 'R')
-            w->bad += rc != 1, w->refused++;
-        else
-            w->bad += rc != -1 || !strstr(why, "stand-in failure"), w->failed++;
-        w->done++;
-        if (i % 5 == 0)
-            usleep((unsigned)((w->id * 131 + i * 17) % 500)); /* the rest of the compute stage */
-    }
-    return NULL;
+    int kind = (i * 7) % 23;
+    return kind == 3 ? 'R' : kind == 11 ? 'F' : 'D';
 }
 
-static void run(int threads, int per, int max_batch, int min_batch)
+static void *reader(void *v)
 {
-    struct fake f = {.max_batch = max_batch};
-    gvis_jbatch *jb = gvis_jbatch_new_with(max_batch, min_batch, fake_run, &f);
-    CHECK(jb != NULL);
-    if (!jb)
+    struct ring *g = v;
+    for (;;) {
+        pthread_mutex_lock(&g->mu);
+        while (g->next_read < g->n && g->next_read - g->done_count >= g->slots)
+            pthread_cond_wait(&g->cv, &g->mu);
+        if (g->next_read >= g->n) {
+            pthread_mutex_unlock(&g->mu);
+            return NULL;
+        }
+        int i = g->next_read++, s = i % g->slots;
+        pthread_mutex_unlock(&g->mu);
+        snprintf(g->data[s], LEN, "%c%05d-payload-bytes", expect(i), i);
+        gvis_jbatch_req *r = &g->req[s];
+        memset(r, 0, sizeof *r);
+        r->data = (const uint8_t *)g->data[s];
+        r->len = LEN;
+        r->width = 11 + i % 7;
+        r->height = 2 + i % 3;
+        double t0 = gvis_now_ms();
+        gvis_jbatch_submit(g->jb, r);
+        double ms = gvis_now_ms() - t0;
+        pthread_mutex_lock(&g->mu);
+        if (ms > g->max_submit_ms)
+            g->max_submit_ms = ms;
+        g->submitted[s] = i + 1;
+        pthread_cond_broadcast(&g->cv);
+        pthread_mutex_unlock(&g->mu);
+    }
+}
+
+static void *computer(void *v)
+{
+    struct ring *g = v;
+    for (;;) {
+        pthread_mutex_lock(&g->mu);
+        while (g->next_compute < g->n && g->submitted[g->next_compute % g->slots] != g->next_compute + 1)
+            pthread_cond_wait(&g->cv, &g->mu);
+        if (g->next_compute >= g->n) {
+            pthread_mutex_unlock(&g->mu);
+            return NULL;
+        }
+        int i = g->next_compute++, s = i % g->slots;
+        pthread_mutex_unlock(&g->mu);
+        gvis_jbatch_req *r = &g->req[s];
+        int bad = 0, kind = g->data[s][0];
+        if (g->withdraw_every && i % g->withdraw_every == 0) { /* given back unanswered */
+            gvis_jbatch_release(r);
+            bad += r->owner != NULL;
+            pthread_mutex_lock(&g->mu);
+            g->withdrawn++;
+            pthread_mutex_unlock(&g->mu);
+        } else {
+            char why[256] = "";
+            int rc = gvis_jbatch_wait(r, why, sizeof why);
+            if (rc == -2) {
+                bad += !strstr(why, "decoder");
+                pthread_mutex_lock(&g->mu);
+                g->broken++;
+                pthread_mutex_unlock(&g->mu);
+            } else if (kind == 'D') {
+                const char *img = r->d_img;
+                bad += rc != 0 || !img || memcmp(img, g->data[s], LEN) != 0 ||
+                       (unsigned char)img[r->pitch * (size_t)(r->height - 1)] != 0x5a;
+            } else if (kind == 'R') {
+                bad += rc != 1 || r->d_img != NULL;
+            } else {
+                bad += rc != -1 || !strstr(why, "stand-in failure") || r->d_img != NULL;
+            }
+            if (g->compute_us)
+                usleep(g->compute_us);
+            gvis_jbatch_release(r);
+            bad += r->owner != NULL;
+            pthread_mutex_lock(&g->mu);
+            g->decoded += rc == 0;
+            g->refused += rc == 1;
+            g->failed += rc == -1;
+            pthread_mutex_unlock(&g->mu);
+        }
+        pthread_mutex_lock(&g->mu);
+        g->bad += bad;
+        g->finished[s] = 1;
+        /* slots are reused in order: done_count counts the prefix finished */
+        while (g->done_count < g->n && g->finished[g->done_count % g->slots] &&
+               g->submitted[g->done_count % g->slots] == g->done_count + 1) {
+            g->finished[g->done_count % g->slots] = 0;
+            g->done_count++;
+        }
+        pthread_cond_broadcast(&g->cv);
+        pthread_mutex_unlock(&g->mu);
+    }
+}
+
+struct params {
+    int readers, computers, n, slots, max_batch, min_batch, fail_warm, withdraw_every;
+    unsigned warm_us, run_us, compute_us;
+    size_t budget;
+};
+
+static void run(struct params p, const char *what)
+{
+    struct fake f = {.max_batch = p.max_batch, .fail_warm = p.fail_warm, .warm_us = p.warm_us, .run_us = p.run_us};
+    static struct ring g;
+    memset(&g, 0, sizeof g);
+    pthread_mutex_init(&g.mu, NULL);
+    pthread_cond_init(&g.cv, NULL);
+    g.n = p.n;
+    g.slots = p.slots;
+    g.withdraw_every = p.withdraw_every;
+    g.compute_us = p.compute_us;
+    double t0 = gvis_now_ms();
+    g.jb = gvis_jbatch_start_with(p.max_batch, p.min_batch, p.budget, fake_warm, fake_run, &f);
+    CHECK(g.jb != NULL);
+    if (!g.jb)
         return;
-    struct worker w[THREADS];
-    pthread_t t[THREADS];
-    for (int i = 0; i < threads; i++) {
-        w[i] = (struct worker){jb, i, per, 0, 0, 0, 0};
-        CHECK(pthread_create(&t[i], NULL, work, &w[i]) == 0);
-    }
-    int bad = 0, done = 0;
-    for (int i = 0; i < threads; i++) {
+    pthread_t t[32];
+    int nt = 0;
+    for (int i = 0; i < p.readers; i++)
+        CHECK(pthread_create(&t[nt++], NULL, reader, &g) == 0);
+    for (int i = 0; i < p.computers; i++)
+        CHECK(pthread_create(&t[nt++], NULL, computer, &g) == 0);
+    for (int i = 0; i < nt; i++)
         pthread_join(t[i], NULL);
-        bad += w[i].bad;
-        done += w[i].done;
-    }
-    long batches, images;
-    gvis_jbatch_stats(jb, &batches, &images);
-    printf("%d threads x %d, batch limit %d, gather %d: %ld batches of %.1f on average, largest %d, "
-           "%d at once at most\n",
-           threads, per, max_batch, min_batch, batches, batches ? (double)images / batches : 0.0,
-           atomic_load(&f.largest), atomic_load(&f.most));
-    CHECKF(bad == 0, "%d requests answered wrongly", bad);
-    CHECKF(done == threads * per && images == threads * per, "%d done, %ld batched of %d", done, images,
-           threads * per);
-    CHECK(batches == atomic_load(&f.calls));
-    CHECKF(atomic_load(&f.wrong) == 0, "%d batches over the limit or on a decoder that is not there",
+    double ms = gvis_now_ms() - t0;
+    gvis_jbatch_stats st;
+    gvis_jbatch_get_stats(g.jb, &st);
+    CHECK(gvis_jbatch_pending(g.jb) == 0);
+    gvis_jbatch_stop(g.jb);
+    printf("%s: %d files, %d slots, batch limit %d: %ld batches of %.1f on average, largest %ld, %d at once at "
+           "most; warm-up %.0f / %.0f ms, ready at %.0f ms; slowest submit %.2f ms; %ld buffers, %zu bytes; "
+           "%.0f ms\n",
+           what, p.n, p.slots, p.max_batch, st.batches, st.batches ? (double)st.images / st.batches : 0.0,
+           st.largest, atomic_load(&f.most), st.warm_ms[0], st.warm_ms[1], st.ready_ms, g.max_submit_ms,
+           st.buffers, st.pool_bytes, ms);
+    CHECKF(g.bad == 0, "%s: %d files answered wrongly", what, g.bad);
+    int answered = g.decoded + g.refused + g.failed + g.broken + g.withdrawn;
+    CHECKF(answered == p.n, "%s: %d answered of %d", what, answered, p.n);
+    CHECKF(atomic_load(&f.wrong) == 0, "%s: %d batches over the limit or on no decoder, or requests handed over wrongly", what,
            atomic_load(&f.wrong));
-    CHECKF(atomic_load(&f.most) <= 2, "%d batches at once", atomic_load(&f.most));
-    CHECK(atomic_load(&f.largest) <= max_batch);
-    if (max_batch == 1)
-        CHECK(batches == threads * per);
-    gvis_jbatch_free(jb);
+    CHECKF(atomic_load(&f.early) == 0, "%s: %d batches before their decoder was warm", what, atomic_load(&f.early));
+    CHECKF(atomic_load(&f.most) <= 2, "%s: %d batches at once", what, atomic_load(&f.most));
+    CHECK(st.batches == atomic_load(&f.calls));
+    CHECK(st.largest <= p.max_batch);
+    /* the pool: what the budget allows, and what the files out at once hold beyond it */
+    CHECKF(st.pool_bytes <= (p.budget ? p.budget : (size_t)p.slots * 1024) + (size_t)p.slots * 1024,
+           "%s: %zu bytes in the pool (budget %zu, %d slots)", what, st.pool_bytes, p.budget, p.slots);
+    if (!p.budget)
+        CHECKF(st.buffers <= 3 * p.slots, "%s: %ld buffers for %d slots", what, st.buffers, p.slots);
+    /* submitting never waits for a warm-up (it is 50+ ms here) */
+    if (p.warm_us >= 50000)
+        CHECKF(g.max_submit_ms < p.warm_us / 2000.0, "%s: a submit took %.1f ms during a %.0f ms warm-up", what,
+               g.max_submit_ms, p.warm_us / 1000.0);
+    if (p.fail_warm == 3) {
+        CHECKF(g.broken + g.withdrawn == p.n && st.batches == 0, "%s: %d of %d answered -2, %ld batches", what,
+               g.broken, p.n, st.batches);
+    } else {
+        CHECKF(g.broken == 0, "%s: %d files answered -2", what, g.broken);
+        CHECK(st.ready_ms >= 0);
+    }
+    if (p.fail_warm == 2)
+        CHECKF(atomic_load(&f.most) == 1 && st.warm_ms[1] < 0, "%s: decoder 1 failed and yet %d at once", what,
+               atomic_load(&f.most));
+    pthread_mutex_destroy(&g.mu);
+    pthread_cond_destroy(&g.cv);
 }
 
 int main(void)
 {
     alarm(120); /* a deadlock fails the test rather than hanging it */
-    run(THREADS, PER, 64, 8);
-    run(THREADS, PER, 4, 2);
-    run(3, 40, 64, 8); /* fewer threads than the gathering threshold */
-    run(5, 30, 1, 1);
-    run(1, 20, 64, 1);
+    /* readers fast, compute slow: the queue fills, batches come near the limit */
+    struct params base = {8, 8, 600, 48, 16, 8, 0, 0, 60000, 2000, 200, 0};
+    run(base, "fill");
+    struct params q = base;
+    q.compute_us = 3000;
+    q.run_us = 300;
+    run(q, "slow compute");
+    q = base;
+    q.withdraw_every = 13;
+    run(q, "withdrawn");
+    q = base;
+    q.budget = 8192;
+    run(q, "small budget");
+    q = base;
+    q.fail_warm = 3;
+    run(q, "no decoder");
+    q = base;
+    q.fail_warm = 2;
+    run(q, "one decoder");
+    q = base;
+    q.max_batch = 1;
+    q.min_batch = 1;
+    q.n = 150;
+    q.warm_us = 1000;
+    run(q, "batch 1");
+    q = base;
+    q.readers = 1;
+    q.computers = 1;
+    q.slots = 3;
+    q.n = 80;
+    q.warm_us = 0;
+    run(q, "one slot each");
+    q = base;
+    q.max_batch = 128;
+    q.min_batch = 64;
+    q.slots = 200;
+    q.n = 1000;
+    run(q, "batch 128");
     return t_done("test_jpeg_batch");
 }

@@ -72,6 +72,16 @@ int gvis_nvjpeg_dec_batch(gvis_nvjpeg_dec *dec, int n, const uint8_t *const *dat
                           unsigned char *const *d_dst, const size_t *pitch, int *status);
 const char *gvis_nvjpeg_dec_error(const gvis_nvjpeg_dec *dec);
 
+/* Device memory for the decode stage's pool (lib/pipeline/jpeg_batch.c): bytes on CUDA
+ * device `device` (the calling thread's current device is kept); a CUDA error as int. */
+int gvis_nvjpeg_dev_alloc(int device, size_t bytes, void **d);
+void gvis_nvjpeg_dev_free(int device, void *d);
+/* rows x rowbytes from src (pitch spitch, on device sdev) to dst (dpitch, on ddev),
+ * queued on stream (a stream of ddev); the two devices may differ (a peer copy, staged
+ * by the driver where the GPUs have no peer access).  A CUDA error as int. */
+int gvis_nvjpeg_copy2d(void *dst, size_t dpitch, int ddev, const void *src, size_t spitch, int sdev, size_t rowbytes,
+                       size_t rows, void *stream);
+
 /* Hardware decode engines of the current device: creates and drops a hardware-backend
  * handle.  0 or -1 with why (the backend unavailable). */
 int gvis_nvjpeg_hw_engines(const gvis_nvjpeg_lib *lib, unsigned *engines, char *why, size_t why_len);

@@ -217,3 +217,60 @@ extern "C" int gvis_nvjpeg_hw_engines(const gvis_nvjpeg_lib *lib, unsigned *engi
     lib->Destroy(h);
     return 0;
 }
+
+extern "C" int gvis_nvjpeg_dev_alloc(int device, size_t bytes, void **d)
+{
+    *d = NULL;
+    int cur = -1;
+    cudaGetDevice(&cur);
+    cudaError_t e = cur == device ? cudaSuccess : cudaSetDevice(device);
+    if (e == cudaSuccess)
+        e = cudaMalloc(d, bytes ? bytes : 1);
+    /* zeroed once, as the jobs' buffers are: the engines write each row's pixels, not the
+     * pitch's padding, which vector loads straddling a row's end read */
+    if (e == cudaSuccess && (e = cudaMemset(*d, 0, bytes ? bytes : 1)) != cudaSuccess)
+        cudaFree(*d);
+    if (e != cudaSuccess) {
+        *d = NULL;
+        cudaGetLastError();
+    }
+    if (cur >= 0 && cur != device)
+        cudaSetDevice(cur);
+    return (int)e;
+}
+
+extern "C" void gvis_nvjpeg_dev_free(int device, void *d)
+{
+    if (!d)
+        return;
+    int cur = -1;
+    cudaGetDevice(&cur);
+    if (cur != device)
+        cudaSetDevice(device);
+    cudaFree(d);
+    cudaGetLastError();
+    if (cur >= 0 && cur != device)
+        cudaSetDevice(cur);
+}
+
+extern "C" int gvis_nvjpeg_copy2d(void *dst, size_t dpitch, int ddev, const void *src, size_t spitch, int sdev,
+                                  size_t rowbytes, size_t rows, void *stream)
+{
+    cudaError_t e;
+    if (ddev == sdev) {
+        e = cudaMemcpy2DAsync(dst, dpitch, src, spitch, rowbytes, rows, cudaMemcpyDeviceToDevice,
+                              (cudaStream_t)stream);
+    } else {
+        cudaMemcpy3DPeerParms p;
+        memset(&p, 0, sizeof p);
+        p.srcPtr = make_cudaPitchedPtr((void *)src, spitch, rowbytes, rows);
+        p.srcDevice = sdev;
+        p.dstPtr = make_cudaPitchedPtr(dst, dpitch, rowbytes, rows);
+        p.dstDevice = ddev;
+        p.extent = make_cudaExtent(rowbytes, rows, 1);
+        e = cudaMemcpy3DPeerAsync(&p, (cudaStream_t)stream);
+    }
+    if (e != cudaSuccess)
+        cudaGetLastError();
+    return (int)e;
+}

@@ -1,5 +1,6 @@
 /* Image files through the staged pipeline (images.h). */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__GLIBC__)
@@ -28,6 +29,7 @@ struct slot {
     gvis_buf bits, enc;
     gvis_meta *jmeta;
     int jw, jh;
+    gvis_jbatch_req req; /* the bitstream in a GPU's decode stage (req.owner set) */
 };
 
 struct worker {
@@ -42,7 +44,9 @@ struct run {
     atomic_int *broken; /* per device-list entry: its device failed */
     int pin;            /* some worker runs on CUDA */
     int gpu_jpeg;       /* JPEG through nvJPEG: bitstreams, device images, device encode */
-    gvis_jbatch **jb;   /* per device-list entry: the shared batch decoder */
+    gvis_jbatch **stage; /* the decode stage of each GPU of the list (one per device) */
+    int nstages;
+    int inflight;        /* slots: the caller's, and two batches per decode stage */
     gvis_bufpool pool;
 };
 
@@ -79,8 +83,24 @@ static void release(struct run *r, struct slot *s, int k, gvis_image *img)
     s->buf[k] = NULL;
 }
 
+/* The slot's file out of its decode stage, its device buffer back (the stream of c, the
+ * context that used the device image, synchronized first). */
+static void drop_req(struct slot *s, gvis_ctx *c)
+{
+    if (!s->req.owner)
+        return;
+#ifdef GVIS_HAVE_CUDA
+    if (c && c->job && s->req.state)
+        gvis_cu_sync(c->job);
+#else
+    (void)c;
+#endif
+    gvis_jbatch_release(&s->req);
+}
+
 static void slot_clear(struct run *r, struct slot *s)
 {
+    drop_req(s, NULL);
     release(r, s, 0, &s->src);
     release(r, s, 1, &s->dst);
     gvis_buf_free(&s->bits);
@@ -110,9 +130,23 @@ static void bind(gvis_ctx *c)
 #endif
 }
 
+/* The decode stage for the next bitstream: the one with the fewest files waiting, the
+ * index's turn among equals. */
+static gvis_jbatch *pick_stage(struct run *r, int index)
+{
+    int k0 = index % r->nstages, best = k0, least = gvis_jbatch_pending(r->stage[k0]);
+    for (int j = 1; j < r->nstages && least > 0; j++) {
+        int k = (k0 + j) % r->nstages, p = gvis_jbatch_pending(r->stage[k]);
+        if (p < least)
+            best = k, least = p;
+    }
+    return r->stage[best];
+}
+
 /* A reader where JPEG goes through nvJPEG (no CUDA here): a JPEG the engines may take
- * stays a bitstream in the slot; anything else is decoded on the CPU as gvis_load does. */
-static int read_jpeg(struct run *r, struct slot *s, gvis_ctx *c, const char *path)
+ * stays a bitstream in the slot and goes into a GPU's decode stage; anything else is
+ * decoded on the CPU as gvis_load does. */
+static int read_jpeg(struct run *r, struct slot *s, gvis_ctx *c, const char *path, int index)
 {
     double t0 = gvis_now_ms();
     /* gvis_load's bound: what an image under the pixel limit can take, and headers */
@@ -132,6 +166,12 @@ static int read_jpeg(struct run *r, struct slot *s, gvis_ctx *c, const char *pat
             if (!rc && s->in_format == GVIS_FMT_JPEG)
                 gvis_nvj_count_total(1);
             gvis_buf_free(&s->bits);
+        } else {
+            s->req.data = s->bits.data;
+            s->req.len = s->bits.len;
+            s->req.width = s->jw;
+            s->req.height = s->jh;
+            gvis_jbatch_submit(pick_stage(r, index), &s->req);
         }
     }
     c->timing.load_ms += gvis_now_ms() - t0;
@@ -150,7 +190,7 @@ static int st_read(void *v, int thread, int index, int slot)
     gvis_ctx *c = r->rctx[thread];
     bind(c);
     if (r->gpu_jpeg)
-        return read_jpeg(r, s, c, b->inputs[index]);
+        return read_jpeg(r, s, c, b->inputs[index], index);
     gvis_decode_fn decode = b->stages[0].decode ? b->stages[0].decode : gvis_load;
     lend(r, s, 0);
     rc = decode(c, b->inputs[index], &s->src);
@@ -164,6 +204,7 @@ static int st_read(void *v, int thread, int index, int slot)
 /* The slot's bitstream decoded by libjpeg-turbo on this thread into src. */
 static int cpu_decode(struct run *r, struct slot *s, gvis_ctx *c)
 {
+    drop_req(s, c);
     double t0 = gvis_now_ms();
     release(r, s, 0, &s->src);
     lend(r, s, 0);
@@ -193,9 +234,8 @@ static int compute_gpu(struct run *r, gvis_ctx *c, const gvis_image_stages *st, 
     gvis_dev_image in, res;
     int on_dev = 0, rc;
     bind(c);
-    if (s->bits.data) {
-        gvis_jbatch *jb = r->jb[c->entry % (b->entries > 0 ? b->entries : 1)];
-        rc = gvis_gpu_decode(c, jb, s->bits.data, s->bits.len, s->jw, s->jh, s->jmeta, &in);
+    if (s->req.owner) {
+        rc = gvis_gpu_decode(c, &s->req, s->jmeta, &in);
         if (rc > 0 && c->io.jpeg_codec == GVIS_JPEG_CODEC_NVJPEG)
             return rc; /* --jpeg-codec nvjpeg: a device failure is the file's */
         if (rc > 0)
@@ -269,6 +309,7 @@ static int st_compute(void *v, int worker, int index, int slot)
         rc = compute_gpu(r, c, st, s, index);
     else if (s->bits.data)
         rc = cpu_decode(r, s, c);
+    drop_req(s, c); /* the device image is done with: its buffer to the next batch */
     if (rc != GVIS_NVJ_DECLINED) {
         gvis_buf_free(&s->bits);
         release(r, s, 0, &s->src);
@@ -363,7 +404,7 @@ static int st_done(void *v, int index, int status)
 {
     struct run *r = v;
     const gvis_image_batch *b = r->b;
-    struct slot *s = &r->slots[index % b->inflight];
+    struct slot *s = &r->slots[index % r->inflight];
     int stop = b->done ? b->done(b->user, index, status, s->msg ? s->msg : "failed", s->device) : 0;
     slot_clear(r, s);
     return stop;
@@ -385,37 +426,92 @@ gvis_ctx *gvis_io_ctx(const gvis_ctx *from)
     return c;
 }
 
+/* A decode stage for each GPU of the list (entries on one GPU share it), started now;
+ * two batches more slots per stage, so that the readers' bitstreams can queue up.  The
+ * device of entry e is that of worker e's context (made here, on entry e, where the
+ * worker has not one yet).  Non-zero: out of memory. */
+static int start_stages(struct run *r)
+{
+    const gvis_image_batch *b = r->b;
+    int entries = b->entries > 0 ? b->entries : 1;
+    if (entries > b->workers)
+        entries = b->workers; /* no worker on the others */
+    if (!(r->stage = calloc((size_t)entries, sizeof *r->stage)))
+        return -1;
+    int dev[GVIS_MAX_DEVICE_LIST + 1];
+    int per = (b->workers + entries - 1) / entries; /* compute threads on a GPU */
+    int max_batch = b->jpeg_batch > 0 ? b->jpeg_batch : per;
+    for (int e = 0; e < entries && e <= GVIS_MAX_DEVICE_LIST; e++) {
+        if (!b->ctxs[e] && b->make_ctx)
+            b->ctxs[e] = b->make_ctx(b->user, e);
+        if (!b->ctxs[e])
+            continue; /* its worker tries again at its first file, and says why */
+        int d = b->ctxs[e]->cuda_index, k = 0;
+        while (k < r->nstages && dev[k] != d)
+            k++;
+        if (k < r->nstages)
+            continue;
+        /* while one batch decodes, the other decoder leaves once half a batch waits */
+        if (!(r->stage[r->nstages] = gvis_jbatch_start(d, max_batch, max_batch / 2)))
+            return -1;
+        dev[r->nstages++] = d;
+        r->inflight += 2 * (max_batch < 64 ? max_batch : 64);
+    }
+    if (!r->nstages) /* no context: the workers' own start says why, file by file */
+        r->gpu_jpeg = 0;
+    return 0;
+}
+
+/* The stages stopped (every slot cleared), their figures for -v. */
+static void stop_stages(struct run *r)
+{
+    for (int k = 0; k < r->nstages; k++) {
+        gvis_jbatch_stats st;
+        gvis_jbatch_get_stats(r->stage[k], &st);
+        gvis_nvj_count_batches(st.batches, st.images);
+        char ready[160];
+        if (st.ready_ms < 0)
+            snprintf(ready, sizeof ready, "no decoder");
+        else
+            snprintf(ready, sizeof ready,
+                     "decoders ready %.0f ms after its start (made and warmed up on their threads in %.0f and %.0f ms)",
+                     st.ready_ms, st.warm_ms[0], st.warm_ms[1]);
+        gvis_log(r->b->ctxs[0], GVIS_LOG_INFO,
+                 "cuda:%d: JPEG decode stage: %s, first file queued at %.0f ms; %ld batches of %.1f on average "
+                 "(largest %ld), %.0f ms in batches; %ld device buffers, %.0f MB",
+                 gvis_jbatch_device(r->stage[k]), ready, st.first_wait_ms, st.batches,
+                 st.batches ? (double)st.images / (double)st.batches : 0.0, st.largest, st.decode_ms, st.buffers,
+                 (double)st.pool_bytes / 1048576.0);
+        gvis_jbatch_stop(r->stage[k]);
+    }
+    free(r->stage);
+    r->stage = NULL;
+    r->nstages = 0;
+}
+
 int gvis_image_batch_run(const gvis_image_batch *b)
 {
     if (b->n <= 0)
         return 0;
     if (b->workers < 1 || b->readers < 1 || b->writers < 1 || b->inflight < 1 || !b->stages)
         return -1;
-    struct run r = {.b = b};
-    r.slots = calloc((size_t)b->inflight, sizeof *r.slots);
+    struct run r = {.b = b, .inflight = b->inflight};
+    int reported = -1, pool = 0;
+    /* where the workers' contexts decode and encode JPEG on the GPU (nvJPEG): a decode
+     * stage per GPU of the list, started now, so that its decoders are made and warmed up
+     * while the readers read the first files */
+    r.gpu_jpeg = b->ctxs[0]->nvj && !b->stages[0].decode;
+    if (r.gpu_jpeg && start_stages(&r))
+        goto out;
+    r.slots = calloc((size_t)r.inflight, sizeof *r.slots);
     r.w = calloc((size_t)b->workers, sizeof *r.w);
     r.rctx = calloc((size_t)b->readers, sizeof *r.rctx);
     r.wctx = calloc((size_t)b->writers, sizeof *r.wctx);
     r.broken = calloc((size_t)(b->entries > 0 ? b->entries : 1), sizeof *r.broken);
-    int reported = -1, pool = 0;
     if (!r.slots || !r.w || !r.rctx || !r.wctx || !r.broken)
         goto out;
-    for (int i = 0; i < b->inflight; i++)
+    for (int i = 0; i < r.inflight; i++)
         r.slots[i].device = -1;
-    /* where the workers' contexts decode and encode JPEG on the GPU (nvJPEG), each reader
-     * and writer gets a context of its own on a device of the list, round robin; else a
-     * CPU context with the same I/O options */
-    r.gpu_jpeg = b->ctxs[0]->nvj && !b->stages[0].decode;
-    if (r.gpu_jpeg) {
-        int entries = b->entries > 0 ? b->entries : 1;
-        if (!(r.jb = calloc((size_t)entries, sizeof *r.jb)))
-            goto out;
-        /* while one batch decodes, the next gathers half of the entry's threads */
-        int per = (b->workers + entries - 1) / entries;
-        for (int e = 0; e < entries; e++)
-            if (!(r.jb[e] = gvis_jbatch_new(b->jpeg_batch > 0 ? b->jpeg_batch : per, per / 2)))
-                goto out;
-    }
     /* readers and writers never touch a device: CPU contexts with the workers' options */
     for (int i = 0; i < b->readers; i++)
         if (!(r.rctx[i] = gvis_io_ctx(b->ctxs[0])))
@@ -426,7 +522,7 @@ int gvis_image_batch_run(const gvis_image_batch *b)
     for (int i = 0; i < b->workers; i++)
         r.pin |= b->ctxs[i] ? b->ctxs[i]->on_cuda : b->ctxs[0]->on_cuda;
     /* at most every slot's two images alive at once, and the stage in progress */
-    if (gvis_bufpool_init(&r.pool, 2 * b->inflight + 2, r.pin))
+    if (gvis_bufpool_init(&r.pool, 2 * r.inflight + 2, r.pin))
         goto out;
     pool = 1;
 #if defined(__GLIBC__)
@@ -438,15 +534,16 @@ int gvis_image_batch_run(const gvis_image_batch *b)
 #endif
     gvis_pipe_stages st = {{st_read, st_compute, st_write},
                            {b->readers, b->workers, b->writers},
-                           b->inflight,
+                           r.inflight,
                            st_done,
                            &r};
     reported = gvis_pipeline_run_stages(b->n, &st);
 out:
     if (r.slots)
-        for (int i = 0; i < b->inflight; i++) {
+        for (int i = 0; i < r.inflight; i++) {
             slot_clear(&r, &r.slots[i]);
         }
+    stop_stages(&r);
     if (pool)
         gvis_bufpool_destroy(&r.pool);
     gvis_timing *t = &b->ctxs[0]->timing;
@@ -474,16 +571,6 @@ out:
                 gvis_timing_add(t, &r.wctx[i]->timing);
                 gvis_ctx_free(r.wctx[i]);
             }
-    if (r.jb) {
-        for (int e = 0; e < (b->entries > 0 ? b->entries : 1); e++)
-            if (r.jb[e]) {
-                long batches, images;
-                gvis_jbatch_stats(r.jb[e], &batches, &images);
-                gvis_nvj_count_batches(batches, images);
-                gvis_jbatch_free(r.jb[e]);
-            }
-        free(r.jb);
-    }
     free(r.slots);
     free(r.w);
     free(r.rctx);

@@ -8,6 +8,7 @@
 
 #ifdef GVIS_HAVE_CUDA
 #include "jpeg_orient.h"
+#include "nvjpeg_codec.h"
 
 enum { SLOT_STORED = 14, SLOT_UPRIGHT = 15 };
 
@@ -21,18 +22,15 @@ static int buffer(gvis_ctx *c, int slot, int w, int h, gvis_dev_image *d)
     return gvis_cuda_status(err, "device allocation");
 }
 
-int gvis_gpu_decode(gvis_ctx *c, gvis_jbatch *jb, const uint8_t *bits, size_t len, int sw, int sh, gvis_meta *meta,
-                    gvis_dev_image *out)
+int gvis_gpu_decode(gvis_ctx *c, gvis_jbatch_req *req, gvis_meta *meta, gvis_dev_image *out)
 {
     double t0 = gvis_now_ms();
+    int sw = req->width, sh = req->height;
     int orient = meta && !c->io.no_autorotate && meta->orientation >= 2 && meta->orientation <= 8 ? meta->orientation
                                                                                                     : 1;
-    gvis_dev_image st;
-    int rc = buffer(c, SLOT_STORED, sw, sh, &st);
-    if (rc)
-        return rc;
     char why[256] = "";
-    int got = gvis_jbatch_decode(jb, c->cuda_index, bits, len, st.data, st.pitch, why, sizeof why);
+    int got = gvis_jbatch_wait(req, why, sizeof why);
+    c->timing.load_ms += gvis_now_ms() - t0;
     if (got == -2 && c->io.jpeg_codec != GVIS_JPEG_CODEC_NVJPEG) { /* no engines: the CPU, said once */
         static int said;
         if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
@@ -43,6 +41,17 @@ int gvis_gpu_decode(gvis_ctx *c, gvis_jbatch *jb, const uint8_t *bits, size_t le
         return gvis_error(GVIS_E_DEVICE, "%s%s", got == -2 ? "--jpeg-codec nvjpeg: " : "", why);
     if (got > 0)
         return GVIS_NVJ_DECLINED;
+    t0 = gvis_now_ms();
+    gvis_dev_image st = {sw, sh, 3, GVIS_U8, req->pitch, req->d_img};
+    int rc;
+    if (req->device != c->cuda_index) { /* decoded on another GPU of the list: a copy here */
+        if ((rc = buffer(c, SLOT_STORED, sw, sh, &st)))
+            return rc;
+        int err = gvis_nvjpeg_copy2d(st.data, st.pitch, c->cuda_index, req->d_img, req->pitch, req->device,
+                                     (size_t)sw * 3, (size_t)sh, gvis_cu_job_stream(c->job));
+        if ((rc = gvis_cuda_status(err, "copy of a decoded JPEG between GPUs")))
+            return rc;
+    }
     if (orient == 1) {
         *out = st;
     } else {
@@ -90,10 +99,9 @@ int gvis_gpu_encode(gvis_ctx *c, const gvis_dev_image *d, gvis_meta *meta, gvis_
 }
 
 #else /* without CUDA the batch never takes these steps */
-int gvis_gpu_decode(gvis_ctx *c, gvis_jbatch *jb, const uint8_t *bits, size_t len, int sw, int sh, gvis_meta *meta,
-                    gvis_dev_image *out)
+int gvis_gpu_decode(gvis_ctx *c, gvis_jbatch_req *req, gvis_meta *meta, gvis_dev_image *out)
 {
-    (void)c, (void)jb, (void)bits, (void)len, (void)sw, (void)sh, (void)meta, (void)out;
+    (void)c, (void)req, (void)meta, (void)out;
     return GVIS_NVJ_DECLINED;
 }
 int gvis_gpu_upload(gvis_ctx *c, const gvis_image *img, gvis_dev_image *out)

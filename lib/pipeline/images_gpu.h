@@ -10,14 +10,16 @@
 #include "gvis.h"
 #include "jpeg_batch.h"
 
-/* Decodes the JPEG bits[0..len) (stored sw x sh, metadata meta, its orientation still to
- * apply unless the context's --no-autorotate) into *out, upright; meta is then marked
- * upright.  0 decoded; GVIS_NVJ_DECLINED (internal.h) when nvJPEG refused or failed on
- * the file, or where the GPU has no hardware decoder under --jpeg-codec auto (decode it
- * on the CPU); a gvis status (GVIS_E_DEVICE...) when the device failed, with the message
- * set (under --jpeg-codec nvjpeg the file then fails, as phase B's decode did). */
-int gvis_gpu_decode(gvis_ctx *c, gvis_jbatch *jb, const uint8_t *bits, size_t len, int sw, int sh, gvis_meta *meta,
-                    gvis_dev_image *out);
+/* Waits for the decode stage's answer on req (a reader's bitstream, stored width x
+ * height, metadata meta, its orientation still to apply unless the context's
+ * --no-autorotate) and gives *out, upright, on the context's GPU (the stage's buffer
+ * itself, or a copy in slot 14 or 15); meta is then marked upright.  0 decoded;
+ * GVIS_NVJ_DECLINED (internal.h) when nvJPEG refused or failed on the file, or where the
+ * GPU has no hardware decoder under --jpeg-codec auto (decode it on the CPU); a gvis
+ * status (GVIS_E_DEVICE...) when the device failed, with the message set (under
+ * --jpeg-codec nvjpeg the file then fails, as phase B's decode did).  The caller gives
+ * req back (gvis_jbatch_release) once its stream is done with *out. */
+int gvis_gpu_decode(gvis_ctx *c, gvis_jbatch_req *req, gvis_meta *meta, gvis_dev_image *out);
 /* img into the context's slot 14. */
 int gvis_gpu_upload(gvis_ctx *c, const gvis_image *img, gvis_dev_image *out);
 /* d into a new host image *img (allocated here: a lent buffer takes it), meta copied. */

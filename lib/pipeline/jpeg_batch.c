@@ -1,6 +1,6 @@
-/* The shared batched JPEG decoder of one GPU (jpeg_batch.h): the group commit itself is
- * plain C (tested on the CPU with a stand-in decoder, tests/test_jpeg_batch.c); the
- * decoders are nvJPEG's hardware backend. */
+/* The nvJPEG decode stage of one GPU (jpeg_batch.h): the queue, the decoder threads and
+ * the pool of device buffers are plain C (tested on the CPU with a stand-in decoder,
+ * tests/test_jpeg_batch.c); the decoders are nvJPEG's hardware backend. */
 #include "jpeg_batch.h"
 
 #include <pthread.h>
@@ -9,249 +9,443 @@
 #include <string.h>
 
 #include "internal.h"
-#ifdef GVIS_HAVE_CUDA
-#include "nvjpeg_codec.h"
-#endif
+#include "jpeg_batch_nv.h"
 
-enum { DECODERS = 2, MAX_BATCH = 128 };
+enum { DECODERS = GVIS_JBATCH_DECODERS, MAX_BATCH = GVIS_JBATCH_MAX };
+enum { QUEUED = 1, TAKEN, DONE };
+
+struct pbuf {
+    void *p;
+    size_t cap;
+};
+
+struct targ {
+    gvis_jbatch *jb;
+    int k;
+};
 
 struct gvis_jbatch {
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    pthread_cond_t cv;      /* decoders: made, work queued, a batch ended, stop */
+    pthread_cond_t done_cv; /* requests finished */
     int device, max_batch, min_batch;
     gvis_jbatch_req *head, *tail;
-    int queued;       /* requests waiting, not yet taken */
-    int made, broken; /* decoders made (or tried); broken: none could be */
+    int queued, decoding, stop;
+    int made, tried, broken; /* decoder 0 made (or tried); decoders tried; none works */
     char broken_why[200];
-    int busy[DECODERS], usable[DECODERS];
-    gvis_jbatch_run_fn run; /* a stand-in decoder (tests); NULL: nvJPEG */
-    void *run_user;
-    gvis_buf pad; /* the tiny JPEG that fills every batch up to max_batch */
-#ifdef GVIS_HAVE_CUDA
-    gvis_cu_job *job[DECODERS];
-    gvis_nvjpeg_dec *dec[DECODERS];
-#endif
-    long batches, images;
+    int ready[DECODERS], busy[DECODERS];
+    pthread_t th[DECODERS];
+    struct targ targ[DECODERS];
+    int threads;
+    gvis_jbatch_warm_fn warm; /* a stand-in decoder (tests); NULL: nvJPEG */
+    gvis_jbatch_run_fn run;
+    void *user;
+    /* the pool: buffers free, bytes of all buffers (free and held), held by requests */
+    struct pbuf *free;
+    int nfree, free_cap;
+    size_t bytes, budget;
+    int held;
+    long buffers;
+    double t_start, first_submit;
+    gvis_jbatch_stats st;
+    gvis_jbatch_nv *nv; /* the nvJPEG decoders (jpeg_batch_nv.c) */
 };
 
-gvis_jbatch *gvis_jbatch_new(int max_batch, int min_batch)
+/* ---- device memory (host memory for the stand-in) ---- */
+
+static int buf_alloc(gvis_jbatch *jb, size_t bytes, void **p)
+{
+    if (jb->run) {
+        *p = malloc(bytes ? bytes : 1);
+        return *p ? 0 : -1;
+    }
+    return gvis_jbatch_nv_alloc(jb->device, bytes, p);
+}
+
+static void buf_free(gvis_jbatch *jb, void *p)
+{
+    if (!p)
+        return;
+    if (jb->run) {
+        free(p);
+        return;
+    }
+    gvis_jbatch_nv_free_buf(jb->device, p);
+}
+
+/* Under the lock: back to the free list (freed at once where the list cannot grow). */
+static void pool_put(gvis_jbatch *jb, void *p, size_t cap)
+{
+    if (jb->nfree == jb->free_cap) {
+        int n = jb->free_cap ? 2 * jb->free_cap : 16;
+        struct pbuf *f = realloc(jb->free, (size_t)n * sizeof *f);
+        if (!f) {
+            buf_free(jb, p);
+            jb->bytes -= cap;
+            return;
+        }
+        jb->free = f;
+        jb->free_cap = n;
+    }
+    jb->free[jb->nfree++] = (struct pbuf){p, cap};
+}
+
+/* Under the lock: a buffer of at least need bytes for r from the free list (the
+ * smallest that fits), or r->buf NULL and r->cap the bytes to allocate outside the lock.
+ * Free buffers that do not fit are dropped (into *drop, at most max_drop) while the pool
+ * is over its budget.  It never waits: the requests submitted and not released (the
+ * batch's slots) bound the buffers held. */
+static void pool_get(gvis_jbatch *jb, gvis_jbatch_req *r, size_t need, struct pbuf *drop, int *ndrop, int max_drop)
+{
+    int best = -1;
+    for (int i = 0; i < jb->nfree; i++)
+        if (jb->free[i].cap >= need && (best < 0 || jb->free[i].cap < jb->free[best].cap))
+            best = i;
+    if (best >= 0) {
+        r->buf = jb->free[best].p;
+        r->cap = jb->free[best].cap;
+        jb->free[best] = jb->free[--jb->nfree];
+        return;
+    }
+    while (jb->budget && jb->bytes + need > jb->budget && jb->nfree > 0 && *ndrop < max_drop) {
+        drop[(*ndrop)++] = jb->free[--jb->nfree];
+        jb->bytes -= drop[*ndrop - 1].cap;
+    }
+    r->buf = NULL;
+    r->cap = need;
+    jb->bytes += need;
+}
+
+/* ---- the decoder threads ---- */
+
+/* Decoder 0's thread makes every decoder (they share its handle); 0 when decoder 0 is. */
+static int make_all(gvis_jbatch *jb, char *why, size_t why_len)
+{
+    if (jb->run)
+        return 0;
+    return gvis_jbatch_nv_make(&jb->nv, jb->device, jb->max_batch, &jb->budget, why, why_len);
+}
+
+/* Decoder k's warm-up on its own thread (the stand-in's making too); 0 when ready. */
+static int warm_up(gvis_jbatch *jb, int k)
+{
+    if (jb->run)
+        return jb->warm ? jb->warm(jb->user, k) : 0;
+    return gvis_jbatch_nv_warm(jb->nv, k);
+}
+
+static void finish(gvis_jbatch_req *r, int status, const char *why)
+{
+    r->status = status;
+    snprintf(r->why, sizeof r->why, "%s", why);
+    r->state = DONE;
+}
+
+/* Under the lock: r out of the queue. */
+static void unlink_req(gvis_jbatch *jb, gvis_jbatch_req *r)
+{
+    gvis_jbatch_req **p = &jb->head, *prev = NULL;
+    while (*p && *p != r) {
+        prev = *p;
+        p = &(*p)->next;
+    }
+    if (!*p)
+        return;
+    *p = r->next;
+    if (jb->tail == r)
+        jb->tail = prev;
+    r->next = NULL;
+    jb->queued--;
+}
+
+/* Under the lock: one decoder's attempt is over; none works: every file to the CPU. */
+static void tried(gvis_jbatch *jb, int k, int ok, double t0, const char *why)
+{
+    jb->ready[k] = ok;
+    jb->st.warm_ms[k] = ok ? gvis_now_ms() - t0 : -1;
+    if (ok && jb->st.ready_ms < 0)
+        jb->st.ready_ms = gvis_now_ms() - jb->t_start;
+    if (k == 0 && !ok && why && why[0])
+        snprintf(jb->broken_why, sizeof jb->broken_why, "%s", why);
+    if (++jb->tried == jb->threads) {
+        int any = 0;
+        for (int i = 0; i < DECODERS; i++)
+            any |= jb->ready[i];
+        if (!any) {
+            jb->broken = 1;
+            if (!jb->broken_why[0])
+                snprintf(jb->broken_why, sizeof jb->broken_why, "nvJPEG's hardware decoder failed its first decode");
+            while (jb->head) {
+                gvis_jbatch_req *r = jb->head;
+                unlink_req(jb, r);
+                finish(r, -2, jb->broken_why);
+            }
+            pthread_cond_broadcast(&jb->done_cv);
+        }
+    }
+    pthread_cond_broadcast(&jb->cv);
+}
+
+static int other_busy(const gvis_jbatch *jb, int k)
+{
+    for (int i = 0; i < DECODERS; i++)
+        if (i != k && jb->busy[i])
+            return 1;
+    return 0;
+}
+
+static void *decoder_main(void *v)
+{
+    struct targ *t = v;
+    gvis_jbatch *jb = t->jb;
+    int k = t->k;
+    double t0 = gvis_now_ms();
+    char why[200] = "";
+    /* decoder 0 makes them all, then each warms its own up: the two warm-ups at once */
+    int ok = 1;
+    if (k == 0)
+        ok = make_all(jb, why, sizeof why) == 0;
+    pthread_mutex_lock(&jb->mu);
+    if (k == 0) {
+        jb->made = 1;
+        pthread_cond_broadcast(&jb->cv);
+    }
+    while (!jb->made)
+        pthread_cond_wait(&jb->cv, &jb->mu);
+    pthread_mutex_unlock(&jb->mu);
+    if (ok)
+        ok = warm_up(jb, k) == 0;
+    pthread_mutex_lock(&jb->mu);
+    tried(jb, k, ok, t0, why);
+    while (ok) {
+        while (!jb->stop && (!jb->queued || (jb->queued < jb->min_batch && other_busy(jb, k))))
+            pthread_cond_wait(&jb->cv, &jb->mu);
+        if (!jb->queued)
+            break; /* stopped */
+        gvis_jbatch_req *batch[MAX_BATCH];
+        int n = 0;
+        while (jb->head && n < jb->max_batch) {
+            batch[n] = jb->head;
+            unlink_req(jb, batch[n]);
+            batch[n++]->state = TAKEN;
+        }
+        jb->busy[k] = 1;
+        jb->decoding += n;
+        /* device buffers: from the pool, or allocated outside the lock */
+        struct pbuf drop[MAX_BATCH];
+        int ndrop = 0;
+        for (int i = 0; i < n; i++) {
+            gvis_jbatch_req *r = batch[i];
+            r->pitch = ((size_t)r->width * 3 + 255) / 256 * 256;
+            pool_get(jb, r, r->pitch * (size_t)r->height, drop, &ndrop, MAX_BATCH);
+        }
+        pthread_mutex_unlock(&jb->mu);
+        double b0 = gvis_now_ms();
+        for (int i = 0; i < ndrop; i++)
+            buf_free(jb, drop[i].p);
+        int made = 0;
+        for (int i = 0; i < n; i++) {
+            gvis_jbatch_req *r = batch[i];
+            if (!r->buf) {
+                if (buf_alloc(jb, r->cap, &r->buf))
+                    r->buf = NULL;
+                else
+                    made++;
+            }
+            r->d_img = r->buf;
+            r->status = 1;
+        }
+        if (jb->run)
+            jb->run(jb->user, k, batch, n);
+        else
+            gvis_jbatch_nv_run(jb->nv, k, batch, n);
+        double ms = gvis_now_ms() - b0;
+        pthread_mutex_lock(&jb->mu);
+        for (int i = 0; i < n; i++) {
+            gvis_jbatch_req *r = batch[i];
+            if (!r->buf) { /* no memory for it */
+                jb->bytes -= r->cap;
+                r->cap = 0;
+                r->status = -1;
+                snprintf(r->why, sizeof r->why, "out of device memory for a %dx%d decoded JPEG on cuda:%d", r->width,
+                         r->height, jb->device);
+            } else if (r->status != 0) { /* the buffer back at once */
+                pool_put(jb, r->buf, r->cap);
+                r->buf = r->d_img = NULL;
+            } else {
+                jb->held++;
+            }
+            r->state = DONE;
+        }
+        jb->busy[k] = 0;
+        jb->decoding -= n;
+        jb->st.batches++;
+        jb->st.images += n;
+        if (n > jb->st.largest)
+            jb->st.largest = n;
+        jb->st.decode_ms += ms;
+        jb->buffers += made;
+        pthread_cond_broadcast(&jb->done_cv);
+        pthread_cond_broadcast(&jb->cv);
+    }
+    pthread_mutex_unlock(&jb->mu);
+    return NULL;
+}
+
+/* ---- the stage ---- */
+
+static gvis_jbatch *start(int device, int max_batch, int min_batch, size_t budget, gvis_jbatch_warm_fn warm,
+                          gvis_jbatch_run_fn run, void *user)
 {
     gvis_jbatch *jb = calloc(1, sizeof *jb);
     if (!jb)
         return NULL;
     pthread_mutex_init(&jb->mu, NULL);
     pthread_cond_init(&jb->cv, NULL);
+    pthread_cond_init(&jb->done_cv, NULL);
+    jb->device = device;
     jb->max_batch = max_batch < 1 ? 1 : max_batch > MAX_BATCH ? MAX_BATCH : max_batch;
     jb->min_batch = min_batch < 1 ? 1 : min_batch > jb->max_batch ? jb->max_batch : min_batch;
-    return jb;
-}
-
-gvis_jbatch *gvis_jbatch_new_with(int max_batch, int min_batch, gvis_jbatch_run_fn run, void *user)
-{
-    gvis_jbatch *jb = gvis_jbatch_new(max_batch, min_batch);
-    if (jb) {
-        jb->run = run;
-        jb->run_user = user;
+    jb->budget = budget;
+    jb->warm = warm;
+    jb->run = run;
+    jb->user = user;
+    jb->t_start = gvis_now_ms();
+    jb->first_submit = -1;
+    jb->st.ready_ms = -1;
+    jb->st.warm_ms[0] = jb->st.warm_ms[1] = -1;
+    jb->threads = DECODERS;
+    pthread_mutex_lock(&jb->mu);
+    for (int k = 0; k < DECODERS; k++) {
+        jb->targ[k] = (struct targ){jb, k};
+        if (pthread_create(&jb->th[k], NULL, decoder_main, &jb->targ[k])) {
+            jb->threads = k;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&jb->mu);
+    if (jb->threads == 0) {
+        pthread_mutex_destroy(&jb->mu);
+        pthread_cond_destroy(&jb->cv);
+        pthread_cond_destroy(&jb->done_cv);
+        free(jb);
+        return NULL;
     }
     return jb;
 }
 
-void gvis_jbatch_free(gvis_jbatch *jb)
+gvis_jbatch *gvis_jbatch_start(int device, int max_batch, int min_batch)
+{
+    return start(device, max_batch, min_batch, 0, NULL, NULL, NULL);
+}
+
+gvis_jbatch *gvis_jbatch_start_with(int max_batch, int min_batch, size_t budget, gvis_jbatch_warm_fn warm,
+                                    gvis_jbatch_run_fn run, void *user)
+{
+    return run ? start(0, max_batch, min_batch, budget, warm, run, user) : NULL;
+}
+
+void gvis_jbatch_stop(gvis_jbatch *jb)
 {
     if (!jb)
         return;
-#ifdef GVIS_HAVE_CUDA
-    for (int k = DECODERS - 1; k >= 0; k--) { /* decoder 0 owns the handle: last */
-        if (jb->job[k])
-            gvis_cu_sync(jb->job[k]);
-        gvis_nvjpeg_dec_destroy(jb->dec[k]);
-        gvis_cu_job_destroy(jb->job[k]);
-    }
-#endif
-    gvis_buf_free(&jb->pad);
+    pthread_mutex_lock(&jb->mu);
+    jb->stop = 1;
+    pthread_cond_broadcast(&jb->cv);
+    pthread_mutex_unlock(&jb->mu);
+    for (int k = 0; k < jb->threads; k++)
+        pthread_join(jb->th[k], NULL);
+    for (int i = 0; i < jb->nfree; i++)
+        buf_free(jb, jb->free[i].p);
+    free(jb->free);
+    gvis_jbatch_nv_destroy(jb->nv);
     pthread_mutex_destroy(&jb->mu);
     pthread_cond_destroy(&jb->cv);
+    pthread_cond_destroy(&jb->done_cv);
     free(jb);
 }
 
-void gvis_jbatch_stats(gvis_jbatch *jb, long *batches, long *images)
+void gvis_jbatch_submit(gvis_jbatch *jb, gvis_jbatch_req *r)
 {
+    r->owner = jb;
+    r->status = 1;
+    r->why[0] = 0;
+    r->d_img = r->buf = NULL;
+    r->cap = 0;
+    r->device = jb->device;
+    r->next = NULL;
     pthread_mutex_lock(&jb->mu);
-    *batches = jb->batches;
-    *images = jb->images;
-    pthread_mutex_unlock(&jb->mu);
-}
-
-/* Under the lock, by the first leader: a job (stream) and a hardware decoder per slot. */
-static void make_decoders(gvis_jbatch *jb)
-{
-    char why[256] = "";
-    jb->made = 1;
-    if (jb->run) {
-        for (int k = 0; k < DECODERS; k++)
-            jb->usable[k] = 1;
-        return;
-    }
-#ifdef GVIS_HAVE_CUDA
-    const gvis_nvjpeg_lib *lib = gvis_nvjpeg(why, sizeof why);
-    /* one hardware handle (decoder 0's; nvJPEG's handle is thread-safe, its states and
-     * streams are not: each decoder has its own) */
-    for (int k = 0; k < DECODERS && lib; k++) {
-        int err = gvis_cu_job_create(jb->device, &jb->job[k]);
-        if (err) {
-            snprintf(why, sizeof why, "CUDA stream for the JPEG decoder: %s", gvis_cu_strerror(err));
-            jb->job[k] = NULL;
-            break;
-        }
-        if (gvis_nvjpeg_dec_create_from(lib, jb->max_batch, gvis_cu_job_stream(jb->job[k]), k ? jb->dec[0] : NULL,
-                                        &jb->dec[k], why, sizeof why)) {
-            gvis_cu_job_destroy(jb->job[k]);
-            jb->job[k] = NULL;
-            jb->dec[k] = NULL;
-            break;
-        }
-        jb->usable[k] = 1;
-    }
-    /* every batch filled up to max_batch with a tiny JPEG (64x64, flat grey, libjpeg-
-     * turbo's baseline 4:2:0): one DecodeBatchedInitialize per decoder, where one per
-     * batch size made more threads slower on the H200 */
-    gvis_image tiny = {0};
-    if (jb->usable[0] && jb->max_batch > 1 && !gvis_image_alloc(&tiny, 64, 64, 3, GVIS_U8, 0)) {
-        memset(tiny.data, 128, tiny.stride * 64);
-        gvis_io_opts io = {0};
-        io.quality = 50;
-        gvis_jpeg_info info;
-        if (gvis_image_encode(&tiny, GVIS_FMT_JPEG, &io, &jb->pad) ||
-            !gvis_nvjpeg_dec_supported(jb->dec[0], jb->pad.data, jb->pad.len, &info) || info.width != 64 ||
-            info.height != 64)
-            gvis_buf_free(&jb->pad);
-        for (int k = 0; k < DECODERS && jb->pad.data; k++) {
-            void *scratch = NULL;
-            if (jb->usable[k] && !gvis_cu_buffer(jb->job[k], 0, (size_t)jb->max_batch * 64 * 256, &scratch))
-                gvis_nvjpeg_dec_set_pad(jb->dec[k], jb->pad.data, jb->pad.len, scratch, 256);
-        }
-    }
-    gvis_image_free(&tiny);
-#else
-    snprintf(why, sizeof why, "this gvis was built without CUDA");
-#endif
-    if (!jb->usable[0]) {
-        jb->broken = 1;
-        snprintf(jb->broken_why, sizeof jb->broken_why, "%s", why[0] ? why : "nvJPEG is unavailable");
-    }
-}
-
-/* A decoder to lead a batch on now: a free one, if no batch runs or min_batch requests
- * wait (while one batch decodes, the next gathers rather than leaving with one file);
- * -1: wait.  Under the lock. */
-static int free_decoder(gvis_jbatch *jb)
-{
-    int k = -1, running = 0;
-    for (int i = 0; i < DECODERS; i++) {
-        if (jb->usable[i] && !jb->busy[i] && k < 0)
-            k = i;
-        running |= jb->busy[i];
-    }
-    return running && jb->queued < jb->min_batch ? -1 : k;
-}
-
-/* Outside the lock: decoder k runs the n requests r. */
-static void run_batch(gvis_jbatch *jb, int k, gvis_jbatch_req **r, int n)
-{
-    for (int i = 0; i < n; i++)
-        r[i]->status = 1; /* refused unless decoded */
-    if (jb->run) {
-        jb->run(jb->run_user, k, r, n);
-        return;
-    }
-#ifdef GVIS_HAVE_CUDA
-    gvis_nvjpeg_dec *dec = jb->dec[k];
-    const uint8_t *data[MAX_BATCH];
-    size_t len[MAX_BATCH], pitch[MAX_BATCH];
-    unsigned char *dst[MAX_BATCH];
-    int status[MAX_BATCH], idx[MAX_BATCH], m = 0;
-    for (int i = 0; i < n; i++) {
-        gvis_jpeg_info info;
-        if (!gvis_nvjpeg_dec_supported(dec, r[i]->data, r[i]->len, &info))
-            continue;
-        data[m] = r[i]->data;
-        len[m] = r[i]->len;
-        dst[m] = r[i]->d_dst;
-        pitch[m] = r[i]->pitch;
-        idx[m++] = i;
-    }
-    if (!m)
-        return;
-    int err = 0;
-    const char *why = NULL;
-    if (gvis_nvjpeg_dec_batch(dec, m, data, len, dst, pitch, status))
-        why = gvis_nvjpeg_dec_error(dec);
-    else if ((err = gvis_cu_sync(jb->job[k])) != 0)
-        why = gvis_cu_strerror(err);
-    for (int j = 0; j < m; j++) {
-        gvis_jbatch_req *q = r[idx[j]];
-        if (why) {
-            q->status = -1;
-            snprintf(q->why, sizeof q->why, "nvJPEG batched decode: %s", why);
-        } else {
-            q->status = status[j] == GVIS_NVJPEG_DECODED ? 0 : 1;
-        }
-    }
-#endif
-}
-
-int gvis_jbatch_decode(gvis_jbatch *jb, int device, const uint8_t *data, size_t len, void *d_dst, size_t pitch,
-                       char *why, size_t why_len)
-{
-    gvis_jbatch_req me = {.data = data, .len = len, .d_dst = d_dst, .pitch = pitch};
-    pthread_mutex_lock(&jb->mu);
-    if (!jb->made) {
-        jb->device = device;
-        make_decoders(jb);
-    }
+    if (jb->first_submit < 0)
+        jb->first_submit = gvis_now_ms() - jb->t_start;
     if (jb->broken) {
-        snprintf(why, why_len, "%s", jb->broken_why);
-        pthread_mutex_unlock(&jb->mu);
-        return -2;
-    }
-    if (jb->tail)
-        jb->tail->next = &me;
-    else
-        jb->head = &me;
-    jb->tail = &me;
-    jb->queued++;
-    while (me.state != 2) {
-        int k = me.state == 0 ? free_decoder(jb) : -1;
-        if (k < 0) {
-            pthread_cond_wait(&jb->cv, &jb->mu);
-            continue;
-        }
-        /* lead: every request waiting, up to the batch limit, oldest first (this one among
-         * them unless more than a batch waits before it: then it leads again after) */
-        gvis_jbatch_req *batch[MAX_BATCH];
-        int n = 0;
-        while (jb->head && n < jb->max_batch) {
-            batch[n] = jb->head;
-            batch[n]->state = 1;
-            jb->head = jb->head->next;
-            n++;
-        }
-        if (!jb->head)
-            jb->tail = NULL;
-        jb->queued -= n;
-        jb->busy[k] = 1;
-        jb->batches++;
-        jb->images += n;
-        pthread_mutex_unlock(&jb->mu);
-        run_batch(jb, k, batch, n);
-        pthread_mutex_lock(&jb->mu);
-        jb->busy[k] = 0;
-        for (int i = 0; i < n; i++)
-            batch[i]->state = 2;
-        pthread_cond_broadcast(&jb->cv);
+        finish(r, -2, jb->broken_why);
+    } else {
+        r->state = QUEUED;
+        if (jb->tail)
+            jb->tail->next = r;
+        else
+            jb->head = r;
+        jb->tail = r;
+        jb->queued++;
+        if (jb->queued == 1 || jb->queued == jb->min_batch)
+            pthread_cond_broadcast(&jb->cv);
     }
     pthread_mutex_unlock(&jb->mu);
-    if (me.status < 0)
-        snprintf(why, why_len, "%s", me.why);
-    return me.status;
+}
+
+int gvis_jbatch_wait(gvis_jbatch_req *r, char *why, size_t why_len)
+{
+    gvis_jbatch *jb = r->owner;
+    if (!jb) {
+        snprintf(why, why_len, "JPEG decode stage: a file never submitted");
+        return -1;
+    }
+    pthread_mutex_lock(&jb->mu);
+    while (r->state != DONE)
+        pthread_cond_wait(&jb->done_cv, &jb->mu);
+    pthread_mutex_unlock(&jb->mu);
+    if (r->status < 0)
+        snprintf(why, why_len, "%s", r->why);
+    return r->status;
+}
+
+void gvis_jbatch_release(gvis_jbatch_req *r)
+{
+    gvis_jbatch *jb = r->owner;
+    if (!jb)
+        return;
+    pthread_mutex_lock(&jb->mu);
+    if (r->state == QUEUED) {
+        unlink_req(jb, r);
+        r->state = DONE;
+    }
+    while (r->state == TAKEN)
+        pthread_cond_wait(&jb->done_cv, &jb->mu);
+    if (r->buf) {
+        pool_put(jb, r->buf, r->cap);
+        jb->held--;
+    }
+    r->buf = r->d_img = NULL;
+    r->owner = NULL;
+    pthread_mutex_unlock(&jb->mu);
+}
+
+int gvis_jbatch_pending(gvis_jbatch *jb)
+{
+    pthread_mutex_lock(&jb->mu);
+    int n = jb->queued + jb->decoding;
+    pthread_mutex_unlock(&jb->mu);
+    return n;
+}
+
+int gvis_jbatch_device(const gvis_jbatch *jb) { return jb->device; }
+
+void gvis_jbatch_get_stats(gvis_jbatch *jb, gvis_jbatch_stats *st)
+{
+    pthread_mutex_lock(&jb->mu);
+    *st = jb->st;
+    st->first_wait_ms = jb->first_submit;
+    st->buffers = jb->buffers;
+    st->pool_bytes = jb->bytes;
+    pthread_mutex_unlock(&jb->mu);
 }

@@ -1,9 +1,13 @@
-/* One batched JPEG decoder per GPU, shared by that GPU's compute threads ("group
- * commit"): a thread that asks for a decode while no batch is forming on a free decoder
- * leads: it takes every request waiting (up to the batch limit), decodes them in one
- * nvjpegDecodeBatched call on the hardware backend, each into its requester's own device
- * buffer, synchronizes, and wakes the requesters.  Two decoders (handle, state, stream)
- * per GPU, so that a batch forms while the other decodes.  See docs/notes-nvjpeg.md. */
+/* The nvJPEG decode stage of one GPU (docs/notes-nvjpeg.md, "The decode stage"): the
+ * batch's readers submit the JPEG bitstreams the engines may take; decoder threads of the
+ * stage's own (two per GPU: each its own nvJPEG state and stream on one shared hardware
+ * handle, so that one batch is gathered and submitted while the other decodes) take as
+ * many as wait, up to the batch size, decode them in one nvjpegDecodeBatched call into
+ * device buffers of the stage's pool, and hand them over; the compute thread of the file
+ * waits for it, works on the device image and gives the buffer back.  The decoders are
+ * made and warmed up (one small decode each) on their threads as soon as the stage
+ * starts, while the readers read the first files: no compute thread waits for the
+ * engines' first use in series. */
 #ifndef GVIS_JPEG_BATCH_H
 #define GVIS_JPEG_BATCH_H
 
@@ -12,39 +16,72 @@
 
 typedef struct gvis_jbatch gvis_jbatch;
 
-/* A batcher for one CUDA device with batches of at most max_batch (1..128); while a
- * batch decodes, the next one starts once min_batch requests wait (or that one ends).
- * The decoders are made by the first leader, on its thread and device.  NULL: out of
- * memory. */
-gvis_jbatch *gvis_jbatch_new(int max_batch, int min_batch);
-void gvis_jbatch_free(gvis_jbatch *jb);
-
-/* Decodes the JPEG data[0..len) (upright or not: the stored frame, RGB interleaved) into
- * the device buffer d_dst of CUDA device `device`, the caller's current one (pitch bytes a row, at least 3 x the frame's width).  Returns 0
- * when decoded (the buffer is ready: the decoder's stream was synchronized), 1 when
- * nvJPEG refused or failed on this file (decode it on the CPU), -1 when the device
- * failed, -2 when the decoders cannot be had (no hardware backend; the same for every
- * later call), with why.  Thread-safe. */
-int gvis_jbatch_decode(gvis_jbatch *jb, int device, const uint8_t *data, size_t len, void *d_dst, size_t pitch,
-                       char *why, size_t why_len);
-
-/* Batches run and images they held, so far (for -v). */
-void gvis_jbatch_stats(gvis_jbatch *jb, long *batches, long *images);
-
-/* A request as a decoder sees it (internal, and for tests). */
+/* One file through the stage.  The submitter sets data, len, width and height (the
+ * stored frame); the rest is the stage's.  data must stay valid until the request is
+ * released. */
 typedef struct gvis_jbatch_req {
     const uint8_t *data;
     size_t len;
-    void *d_dst;
-    size_t pitch;
-    int state;  /* 0 waiting, 1 taken by a leader, 2 finished */
-    int status; /* what gvis_jbatch_decode returns: 0 decoded, 1 refused, -1 failed */
+    int width, height;
+    /* once waited for: 0 decoded (d_img holds width x height interleaved RGB on CUDA device
+     * `device`, pitch bytes a row, until released), 1 refused or failed by nvJPEG (decode it
+     * on the CPU), -1 the device failed, -2 the stage has no decoder (no hardware backend:
+     * the same for every file), with why */
+    int status;
     char why[200];
+    void *d_img;
+    size_t pitch;
+    int device;
+    /* the stage's */
+    gvis_jbatch *owner; /* NULL: not submitted, or released */
+    int state;
+    void *buf;
+    size_t cap;
     struct gvis_jbatch_req *next;
 } gvis_jbatch_req;
-/* A batcher whose decoder is run(user, decoder, reqs, n) instead of nvJPEG (it sets each
- * request's status, 1 on entry): the group commit tested without a GPU. */
+
+/* A stage on CUDA device `device` with batches of at most max_batch (1..128); while one
+ * batch decodes, the other decoder leaves once min_batch files wait (or that batch ends).
+ * Its threads start now and make and warm the decoders at once.  NULL: out of memory or
+ * no thread. */
+gvis_jbatch *gvis_jbatch_start(int device, int max_batch, int min_batch);
+/* Stops the threads and frees everything; every request must have been released. */
+void gvis_jbatch_stop(gvis_jbatch *jb);
+
+/* Queues r (never blocks; the caller bounds how many are submitted and not released). */
+void gvis_jbatch_submit(gvis_jbatch *jb, gvis_jbatch_req *r);
+/* Waits until r is decoded or refused; returns r->status, copying r->why where < 0. */
+int gvis_jbatch_wait(gvis_jbatch_req *r, char *why, size_t why_len);
+/* Gives r's device buffer back (r's device image must be done with: the caller's stream
+ * synchronized); a request still queued is withdrawn, one being decoded waited for.  No
+ * effect on a request not submitted.  Thread-safe. */
+void gvis_jbatch_release(gvis_jbatch_req *r);
+/* Files submitted and not yet decoded (queued or in a batch): where a reader sends the
+ * next one. */
+int gvis_jbatch_pending(gvis_jbatch *jb);
+
+/* The stage's CUDA device. */
+int gvis_jbatch_device(const gvis_jbatch *jb);
+
+typedef struct {
+    long batches, images, largest;
+    double warm_ms[2];   /* each decoder's making and first decode, on its thread (-1: none) */
+    double ready_ms;     /* from the start to the first decoder ready */
+    double decode_ms;    /* in batches (the nvJPEG calls and the syncs), all decoders */
+    double first_wait_ms; /* from the start to the first file's submission */
+    long buffers;        /* device buffers made by the pool (allocations, all told) */
+    size_t pool_bytes;   /* the pool's buffers now */
+} gvis_jbatch_stats;
+void gvis_jbatch_get_stats(gvis_jbatch *jb, gvis_jbatch_stats *st);
+
+/* A stand-in decoder (the stage tested without a GPU): warm(user, k) makes decoder k (0
+ * ready, non-zero: none; decoder 0 failing makes the stage refuse every file with -2);
+ * run(user, k, reqs, n) decodes into each request's d_img (host memory, pitch bytes a
+ * row) and sets its status (1 on entry) and why.  budget: the pool's bytes before the
+ * decoders wait for buffers to come back (0: no limit). */
+typedef int (*gvis_jbatch_warm_fn)(void *user, int decoder);
 typedef void (*gvis_jbatch_run_fn)(void *user, int decoder, gvis_jbatch_req **reqs, int n);
-gvis_jbatch *gvis_jbatch_new_with(int max_batch, int min_batch, gvis_jbatch_run_fn run, void *user);
+gvis_jbatch *gvis_jbatch_start_with(int max_batch, int min_batch, size_t budget, gvis_jbatch_warm_fn warm,
+                                    gvis_jbatch_run_fn run, void *user);
 
 #endif
