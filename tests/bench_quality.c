@@ -65,6 +65,7 @@ typedef struct {
     uint16_t *h, *sum;
     int16_t *t[6]; /* left, right, scratch x2, saved left, saved right */
     int *counts;
+    uint8_t *flags;
 } bench;
 
 typedef int (*stage_fn)(bench *b);
@@ -159,7 +160,7 @@ static int restore_left(bench *b)
 static int st_vote(bench *b)
 {
     return gvis_cu_refine_vote(b->t[0], b->t[1], b->t[3], b->label, b->arms, b->W, b->H, b->M, b->D,
-                               GVIS_REFINE_ROUNDS_MAX, b->counts, b->s);
+                               GVIS_REFINE_ROUNDS_MAX, b->counts, b->flags, b->s);
 }
 static int st_interp(bench *b)
 {
@@ -316,6 +317,7 @@ int main(int argc, char **argv)
         b.t[i] = maps + n * i;
     b.label = (uint8_t *)(maps + 6 * n);
     b.counts = (int *)(void *)((uintptr_t)(b.label + n + 255) / 256 * 256);
+    b.flags = dev(13, gvis_cu_refine_vote_scratch(b.W, b.H));
     must(gvis_cu_upload2d(job, b.gl, (size_t)b.W, L.data, L.stride, (size_t)b.W, (size_t)b.H), "upload");
     must(gvis_cu_upload2d(job, b.gr, (size_t)b.W, R.data, R.stride, (size_t)b.W, (size_t)b.H), "upload");
     must(gvis_cu_sync(job), "upload");

@@ -320,7 +320,9 @@ static void check_refine(int W, int H, int M, int with_right)
         if (!changed)
             break;
     }
-    CHECK(gvis_cu_refine_vote(d_a, d_t, d_rr, d_lab, d_arms, W, H, M, D, GVIS_REFINE_ROUNDS_MAX, d_counts, st) == 0);
+    uint8_t *d_flags = dev(12, gvis_cu_refine_vote_scratch(W, H));
+    CHECK(gvis_cu_refine_vote(d_a, d_t, d_rr, d_lab, d_arms, W, H, M, D, GVIS_REFINE_ROUNDS_MAX, d_counts, d_flags,
+                              st) == 0);
     down(gpu, d_a, n * 2);
     CHECKF(diff16(cpu, gpu, n) == 0, "voting %dx%d M %d right %d: %zu differ", W, H, M, with_right, diff16(cpu, gpu, n));
     /* interpolation, from the CPU's voted map on both */

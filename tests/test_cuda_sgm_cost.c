@@ -121,6 +121,8 @@ int main(void)
         for (size_t di = 0; di < sizeof Ds / sizeof Ds[0]; di++)
             for (int census = 0; census < 2; census++)
                 check(sizes[s][0], sizes[s][1], Ds[di], Ms[(s + di + census) % 3], census);
+    check(37, 11, 512, 5, 1); /* a thread-block's width of threads for one pixel */
+    check(300, 3, 512, -7, 0);
     const size_t lens[] = {1, 255, 631 * 479, 4096 * 256 * 3 + 7};
     for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
         check_remap(lens[i]);

@@ -32,6 +32,7 @@ __global__ void __launch_bounds__(CA_KC * CA_TY) cross_stage_kernel(const void *
 {
     __shared__ uint32_t P[(CA_N + 1) * CA_W];
     __shared__ uint32_t tot[CA_TY][CA_W];
+    __shared__ uchar2 arm[CA_T]; /* the outputs' arms along this stage's direction */
     const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * CA_KC + tx;
     const int line = blockIdx.x, t0 = blockIdx.y * CA_T, k = blockIdx.z * CA_KC + tx;
     const int len = vert ? H : W;
@@ -40,18 +41,21 @@ __global__ void __launch_bounds__(CA_KC * CA_TY) cross_stage_kernel(const void *
     const int b0 = vert ? 0 : 2, b1 = b0 + 1;  /* the first stage's (stage 2's counts) */
     const int base = t0 - CA_R;                /* the line position of local index 0 */
     const bool kin = k < D;
-    // the counts n(q) of the first stage, into column CA_KC (stage 2)
-    if (STAGE == 2)
-        for (int li = tid; li < CA_N; li += CA_KC * CA_TY) {
-            const int q = base + li;
-            uint32_t n = 0;
-            if (q >= 0 && q < len) {
-                const uchar4 aq = *reinterpret_cast<const uchar4 *>(arms + (pix0 + (size_t)q * pstep) * 4);
-                const int u = b0 == 0 ? aq.x : aq.z, v = b0 == 0 ? aq.y : aq.w;
-                n = (uint32_t)u + v + 1;
-            }
-            P[(li + 1) * CA_W + CA_KC] = n;
+    // the arms: this stage's of the outputs (t0 + o, o < CA_T), and in stage 2 the counts
+    // n(q) of the first stage into column CA_KC (the output loop then reads shared memory only)
+    for (int li = tid; li < CA_N; li += CA_KC * CA_TY) {
+        const int q = base + li;
+        uchar4 aq = make_uchar4(0, 0, 0, 0);
+        if (q >= 0 && q < len)
+            aq = *reinterpret_cast<const uchar4 *>(arms + (pix0 + (size_t)q * pstep) * 4);
+        const int o = li - CA_R;
+        if (o >= 0 && o < CA_T)
+            arm[o] = a0 == 0 ? make_uchar2(aq.x, aq.y) : make_uchar2(aq.z, aq.w);
+        if (STAGE == 2) {
+            const int u = b0 == 0 ? aq.x : aq.z, v = b0 == 0 ? aq.y : aq.w;
+            P[(li + 1) * CA_W + CA_KC] = q >= 0 && q < len ? (uint32_t)u + v + 1 : 0u;
         }
+    }
     // this thread's segment of the line: values, then its running sums
     const int l0 = ty * CA_SEG;
     uint32_t val[CA_SEG];
@@ -103,15 +107,16 @@ __global__ void __launch_bounds__(CA_KC * CA_TY) cross_stage_kernel(const void *
         }
     __syncthreads();
     // outputs: window [p - arm a0, p + arm a1] of local indices [lo, hi]
+    if (!kin)
+        return;
+#pragma unroll 4
     for (int o = ty; o < CA_T; o += CA_TY) {
         const int p = t0 + o;
         if (p >= len)
             break;
         const size_t pix = pix0 + (size_t)p * pstep;
-        const uchar4 ap = *reinterpret_cast<const uchar4 *>(arms + pix * 4);
-        const int lo = p - (a0 == 0 ? ap.x : ap.z) - base, hi = p + (a0 == 0 ? ap.y : ap.w) - base;
-        if (!kin)
-            continue;
+        const uchar2 ap = arm[o];
+        const int lo = o + CA_R - ap.x, hi = o + CA_R + ap.y;
         const uint32_t s = P[(hi + 1) * CA_W + tx] - P[lo * CA_W + tx];
         if (STAGE == 1) {
             static_cast<uint16_t *>(out_)[pix * D + k] = (uint16_t)s;

@@ -39,10 +39,13 @@ int gvis_cu_refine_classify(const int16_t *d_left, const int16_t *d_right, int w
 
 /* refine_vote.cu: the voting rounds until none changes a pixel (at most max_rounds),
  * ping-ponging between d_disp and d_tmp; the result is left in d_disp.  d_counts:
- * max_rounds ints of scratch (each round's changes).  d_right may be NULL. */
+ * max_rounds ints of scratch (each round's changes); d_scratch (4-byte aligned):
+ * gvis_cu_refine_vote_scratch(width, height) bytes = 64 + 4 W H + 3 ceil(W / 8) ceil(H / 8)
+ * (the list of the invalid pixels, the rounds' changed-tile flags).  d_right may be NULL. */
+size_t gvis_cu_refine_vote_scratch(int width, int height);
 int gvis_cu_refine_vote(int16_t *d_disp, int16_t *d_tmp, const int16_t *d_right, const uint8_t *d_label,
                         const uint8_t *d_arms, int width, int height, int min_disp, int D, int max_rounds,
-                        int *d_counts, void *stream);
+                        int *d_counts, uint8_t *d_scratch, void *stream);
 
 /* refine_interp.cu: interpolation of step 3, out of place (d_out != d_in); d_right may be NULL. */
 int gvis_cu_refine_interp(const int16_t *d_in, const int16_t *d_right, const uint8_t *d_label, const uint8_t *d_guide,

@@ -281,7 +281,9 @@ size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int 
      * maps, the two grey images (16-bit at most, pitch aside) */
     const size_t vol = per_path ? (size_t)p->paths * n * p->max_disp : n * GVIS_SGM_SUM_STRIDE(p->max_disp) * 2;
     const size_t quality = (p->aggregate == GVIS_AGGREGATE_CROSS ? n * p->max_disp * 3 : 0) /* costs, u16 sums */
-                           + (p->aggregate == GVIS_AGGREGATE_CROSS || p->refine ? n * 9 + 256 : 0); /* arms, counts, labels */
+                           + (p->aggregate == GVIS_AGGREGATE_CROSS || p->refine
+                                  ? n * 9 + 3 * (size_t)((width + 7) / 8) * ((height + 7) / 8) + 352
+                                  : 0); /* arms, the vote's list and flags, labels, counts */
     return 2 * n * 8 + n + vol + 4 * n * sizeof(int16_t) + 2 * n * 2 +
            (p->cost == GVIS_COST_ADCENSUS ? n : 0) /* the right guide */ + quality;
 }
@@ -391,7 +393,7 @@ static int sgm_launch(void *arg, void *stream)
         err = gvis_cu_refine_classify(l, r_pre, W, H, M, D, g->d_label, stream);
         if (!err)
             err = gvis_cu_refine_vote(l, l2, r_pre, g->d_label, g->d_arms, W, H, M, D, GVIS_REFINE_ROUNDS_MAX,
-                                      g->d_counts, stream);
+                                      g->d_counts, (uint8_t *)(void *)g->d_cnt, stream);
         if (!err)
             err = gvis_cu_refine_interp(l, r_pre, g->d_label, g->d_guide, l2, W, H, M, stream);
         post_swap(&l, &l2);
@@ -452,13 +454,15 @@ static int sgm_cuda(gvis_ctx *ctx, void *arg)
     if (!err && cross)
         err = gvis_cu_buffer(ctx->job, 12, n * D * sizeof(uint16_t), (void **)&g.d_sum32);
     if (!err && (cross || c->p->refine)) {
-        /* arms (4 n), segment counts (4 n), labels (n), the voting rounds' counts */
+        /* arms (4 n), the voting rounds' scratch (gvis_cu_refine_vote_scratch: a list of the
+         * invalid pixels and tile flags), labels (n), the voting rounds' counts */
         uint8_t *q = NULL;
-        const size_t lab = 8 * n, cnt_off = (lab + n + 15) / 16 * 16;
+        const size_t vs = (gvis_cu_refine_vote_scratch(W, H) + 15) / 16 * 16;
+        const size_t lab = 4 * n + vs, cnt_off = (lab + n + 15) / 16 * 16;
         err = gvis_cu_buffer(ctx->job, 13, cnt_off + sizeof(int) * GVIS_REFINE_ROUNDS_MAX, (void **)&q);
         if (!err) {
             g.d_arms = q;
-            g.d_cnt = (uint32_t *)(void *)(q + 4 * n);
+            g.d_cnt = (uint32_t *)(void *)(q + 4 * n); /* the vote's scratch */
             g.d_label = q + lab;
             g.d_counts = (int *)(void *)(q + cnt_off);
         }
