@@ -2,7 +2,8 @@
  * tests/phase_ref.h: identical maps for both views and both searches (ordered = full on
  * rising, noisy and jumbled phases), every option (window, tolerance, valid-min, region,
  * sub-pixel, left-right check, negative disparities), on awkward sizes (1x1, odd widths,
- * 631x479, pitch != width); the parameter checks and the float conversion refuse bad input. */
+ * 631x479, pitch != width), random cases of all of these with tied costs; the parameter
+ * checks and the float conversion refuse bad input. */
 #include <math.h>
 #include <string.h>
 
@@ -64,6 +65,64 @@ static void one_case(int W, int H, size_t pitch, const gvis_phase_params *p0, in
     free(L), free(R), free(want), free(got), free(ord);
 }
 
+/* Random cases for the grouped search of lib/stereo/phase_match.c (four pixels at once,
+ * window 3, ordered) and its fallbacks: random sizes, pitches, ranges (negative too),
+ * tolerances, windows, holes, noise, regions and checks; phases rounded to a coarse step
+ * in some (equal phases, plateaus and tied costs, where the smaller d must win). */
+static void random_cases(int count)
+{
+    static const float tols[] = {0.0f, 0.1f, 0.3f, 0.5f, 1.0f, 2.5f};
+    static const int windows[] = {1, 3, 3, 3, 3, 5};
+    for (int c = 0; c < count; c++) {
+        const int W = 1 + (int)(t_uniform() * (t_uniform() < 0.3 ? 12 : 300)), H = 1 + (int)(t_uniform() * 6);
+        const size_t pitch = (size_t)W + (size_t)(t_uniform() * 4);
+        gvis_phase_params p;
+        gvis_phase_defaults(&p);
+        p.num_disp = 1 + (int)(t_uniform() * W);
+        p.min_disp = (int)(t_uniform() * (W / 2 + 1)) - W / 4;
+        p.tol = tols[(int)(t_uniform() * 6)];
+        p.window = windows[(int)(t_uniform() * 6)];
+        if (p.window > W)
+            p.window = 1;
+        p.lr_check = (int)(t_uniform() * 4) - 1;
+        p.subpixel = t_uniform() < 0.7;
+        if (t_uniform() < 0.3) {
+            p.have_roi = 1;
+            p.roi[0] = (int)(t_uniform() * W), p.roi[1] = (int)(t_uniform() * H);
+            p.roi[2] = p.roi[0] + 1 + (int)(t_uniform() * (W - p.roi[0]));
+            p.roi[3] = p.roi[1] + 1 + (int)(t_uniform() * (H - p.roi[1]));
+        }
+        if (gvis_phase_check(&p, W, H) != GVIS_OK)
+            continue;
+        const int monotone = t_uniform() < 0.8, quant = t_uniform() < 0.3;
+        const double holes = t_uniform() < 0.5 ? 0.0 : 0.2 * t_uniform();
+        const double noise = t_uniform() < 0.6 ? 0.0 : 0.3 * t_uniform();
+        float *L = malloc(sizeof(float) * pitch * (size_t)H), *R = malloc(sizeof(float) * pitch * (size_t)H);
+        const int dmin = (int)(t_uniform() * W / 3), drange = 1 + (int)(t_uniform() * W / 3);
+        ref_make_pair(L, R, pitch, W, H, dmin, drange, holes, noise, monotone, t_uniform);
+        if (quant)
+            for (size_t i = 0; i < pitch * (size_t)H; i++) {
+                L[i] = L[i] > 0.0f ? 0.25f * floorf(L[i] * 4.0f) : L[i];
+                R[i] = R[i] > 0.0f ? 0.25f * floorf(R[i] * 4.0f) : R[i];
+            }
+        const int rw = p.have_roi ? p.roi[2] - p.roi[0] : W, rh = p.have_roi ? p.roi[3] - p.roi[1] : H;
+        const size_t n = (size_t)rw * rh;
+        float *want = malloc(sizeof(float) * n), *got = malloc(sizeof(float) * n);
+        for (int view = 0; view < 2; view++)
+            for (int search = 0; search < 2; search++) {
+                p.search = search ? GVIS_PHASE_ORDERED : GVIS_PHASE_FULL;
+                ref_phase(L, R, pitch, W, H, &p, view, want);
+                CHECK_OK(gvis_phase_match_cpu(L, R, pitch, W, H, &p, view, got));
+                size_t at = 0;
+                CHECKF(same_map(want, got, n, &at),
+                       "random %d: %dx%d view %d search %d window %d T %g M %d D %d lr %d quant %d: pixel %zu: %g vs %g",
+                       c, W, H, view, search, p.window, p.tol, p.min_disp, p.num_disp, p.lr_check, quant, at, want[at],
+                       got[at]);
+            }
+        free(L), free(R), free(want), free(got);
+    }
+}
+
 int main(void)
 {
     t_seed(20261124);
@@ -119,6 +178,8 @@ int main(void)
     p.num_disp = t_quick() ? 100 : 631;
     p.lr_check = 1;
     one_case(631, t_quick() ? 31 : 479, 640, &p, 1, 0.01, 0.0, 20, 60);
+
+    random_cases(t_quick() ? 150 : 600);
 
     /* parameter checks */
     gvis_phase_defaults(&p);

@@ -1,6 +1,11 @@
 /* Phase matching on the CPU (lib/stereo/phase.h rules 1-8): rows over the worker
- * threads; per row the lit rows (unlit = -inf), their running maxima for the ordered
- * search, and per pixel the candidates, the window costs and the sub-pixel position. */
+ * threads; per row the lit rows (unlit = -inf, padded with -inf either side), their
+ * running maxima for the ordered search, and per pixel the candidates, the window costs
+ * and the sub-pixel position.  The ordered search with the default window of 3 (the
+ * common case) tests its candidates eight at a time with SSE2 (ordered3); every other
+ * case goes one candidate at a time.  Both compute the rule's float operations in its
+ * order, so the maps are the same bit for bit (and the same as the GPU's). */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +79,136 @@ static inline int first_at_least(const float *S, int lo, int hi, float p, float 
     }
     return a;
 }
+
+/* Rule 4 for the winner bx of pixel x (phase p) without a branch on the side, which the
+ * data decide: the padding of the row is -inf, so a neighbour outside the row fails as
+ * an unlit one.  The disparity (rule 6 for the right view, s > 0). */
+static inline float subpixel_disp(const float *B, int x, int s, int bx, float p, int subpixel)
+{
+    float off = 0.0f;
+    if (subpixel) {
+        const float r0 = B[bx], e = p - r0;
+        const int up = e >= 0.0f;
+        const float r1 = B[up ? bx + 1 : bx - 1];
+        const float t = (up ? e : -e) / (up ? r1 - r0 : r0 - r1), t1 = t > 1.0f ? 1.0f : t;
+        const int use = r1 != -INFINITY && (up ? r1 > r0 : r1 < r0);
+        off = use ? (up ? t1 : -t1) : 0.0f;
+    }
+    return s < 0 ? (float)(x - bx) - off : (float)(bx - x) + off;
+}
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#define PHASE_GROUPS 1
+
+/* The first k in [lo, hi + 1) where fl(S(k) - p) < q (le 0) or <= q (le 1) fails (hi + 1
+ * when none does); S does not fall, so the k that pass are a prefix.  From a guess:
+ * eight at a time forwards, else a binary search. */
+static int first_fail(const float *S, int lo, int hi, float p, float q, int le, int guess)
+{
+#define PASS(v) (le ? (v) - p <= q : (v) - p < q)
+    int k = guess < lo ? lo : guess > hi + 1 ? hi + 1 : guess, a = lo;
+    if (k > lo && !PASS(S[k - 1])) { /* the answer is before k */
+        hi = k - 1;
+    } else {
+        const __m128 vp = _mm_set1_ps(p), vq = _mm_set1_ps(q);
+        for (int step = 0; step < 2 && k <= hi; step++, k += 8) {
+            const __m128 d0 = _mm_sub_ps(_mm_loadu_ps(S + k), vp), d1 = _mm_sub_ps(_mm_loadu_ps(S + k + 4), vp);
+            const int pass = le ? _mm_movemask_ps(_mm_cmple_ps(d0, vq)) | _mm_movemask_ps(_mm_cmple_ps(d1, vq)) << 4
+                                : _mm_movemask_ps(_mm_cmplt_ps(d0, vq)) | _mm_movemask_ps(_mm_cmplt_ps(d1, vq)) << 4;
+            if (pass != 0xff) { /* lanes past hi may pass or fail: the answer is at most hi + 1 */
+                const int f = k + __builtin_ctz(~pass);
+                return f > hi + 1 ? hi + 1 : f;
+            }
+        }
+        if (k > hi)
+            return hi + 1;
+        a = k;
+    }
+    int b = hi + 1; /* the answer is in [a, b] */
+    while (a < b) {
+        const int m = a + (b - a) / 2;
+        if (PASS(S[m]))
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a;
+#undef PASS
+}
+
+/* Pixels x .. x + 3 of the own row at once, one per lane, for the ordered search with
+ * window 3, when the four and their neighbours x - 1 and x + 4 are lit and the union of
+ * their ranges lies in one run of the other row (rule 5); returns 0 otherwise.
+ *
+ * The candidates of every lane lie in [kf, ke), kf the first k with
+ * fl(S(k) - pmin) >= -T and ke the first with fl(S(k) - pmax) > T over the union (pmin,
+ * pmax: the least and largest of the four phases; fl(S - p) does not rise with p), so the
+ * lanes walk the disparities d that reach [kf, ke) from any of them, ascending.  At each
+ * d, lane i tests k = x + i -/+ d by rule 1 (|e| <= T, e = fl(B(k) - p_i); k outside the
+ * row reads the -inf padding and fails) and, for a candidate, the cost of rule 2,
+ * ((|a- - B(k-1)| + |e|) + |a+ - B(k+1)|) / 3: the rule's sum in its order (0 + t0 = t0,
+ * |p - B(k)| = |e| exactly) when both neighbours of k are lit and in the row; where one
+ * is not, the lane's sum is +inf and it is summed again pair by pair.  The least cost
+ * wins and, d ascending, a tie keeps the smaller d (rule 3).  hf, he: where the previous
+ * group's kf and ke were. */
+static int group4(const row_ctx *r, int x, int s, float *out, int *hf, int *he)
+{
+    const float *A = r->own, *B = r->other, *S = r->smax;
+    const int W = r->W, M = r->M, D = r->D;
+    const float T = r->T;
+    const __m128 ninf = _mm_set1_ps(-INFINITY);
+    const __m128 am = _mm_loadu_ps(A + x - 1), vp = _mm_loadu_ps(A + x), ap = _mm_loadu_ps(A + x + 1);
+    if (_mm_movemask_ps(_mm_or_ps(_mm_cmpeq_ps(am, ninf), _mm_cmpeq_ps(ap, ninf))))
+        return 0;
+    int lo = s < 0 ? x - (M + D - 1) : x + M, hi0 = s < 0 ? x - M : x + M + D - 1;
+    int lo3 = lo + 3, hi = hi0 + 3;
+    lo = lo < 0 ? 0 : lo, lo3 = lo3 < 0 ? 0 : lo3;
+    hi0 = hi0 > W - 1 ? W - 1 : hi0, hi = hi > W - 1 ? W - 1 : hi;
+    if (lo > hi0 || lo3 > hi || r->rstart[hi] > lo)
+        return 0;
+    __m128 mn = _mm_min_ps(vp, _mm_shuffle_ps(vp, vp, _MM_SHUFFLE(2, 3, 0, 1)));
+    __m128 mx = _mm_max_ps(vp, _mm_shuffle_ps(vp, vp, _MM_SHUFFLE(2, 3, 0, 1)));
+    mn = _mm_min_ps(mn, _mm_shuffle_ps(mn, mn, _MM_SHUFFLE(1, 0, 3, 2)));
+    mx = _mm_max_ps(mx, _mm_shuffle_ps(mx, mx, _MM_SHUFFLE(1, 0, 3, 2)));
+    const int kf = first_fail(S, lo, hi, _mm_cvtss_f32(mn), -T, 0, *hf);
+    *hf = kf;
+    const int ke = kf > hi ? kf : first_fail(S, kf, hi, _mm_cvtss_f32(mx), T, 1, *he > kf ? *he : kf);
+    *he = ke;
+    int dlo = s < 0 ? x - ke + 1 : kf - x - 3, dhi = s < 0 ? x + 3 - kf : ke - 1 - x;
+    dlo = dlo < M ? M : dlo;
+    dhi = dhi > M + D - 1 ? M + D - 1 : dhi;
+    const __m128 sign = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)), inf = _mm_set1_ps(INFINITY);
+    const __m128 vT = _mm_set1_ps(T), three = _mm_set1_ps(3.0f);
+    __m128 best = inf;
+    __m128i bd = _mm_set1_epi32(INT_MIN), dv = _mm_set1_epi32(dlo);
+    for (int d = dlo; d <= dhi; d++, dv = _mm_add_epi32(dv, _mm_set1_epi32(1))) {
+        const int kb = s < 0 ? x - d : x + d; /* lane i: k = kb + i */
+        const __m128 ae = _mm_and_ps(_mm_sub_ps(_mm_loadu_ps(B + kb), vp), sign);
+        const __m128 ok = _mm_cmple_ps(ae, vT);
+        const __m128 t0 = _mm_and_ps(_mm_sub_ps(am, _mm_loadu_ps(B + kb - 1)), sign);
+        const __m128 t2 = _mm_and_ps(_mm_sub_ps(ap, _mm_loadu_ps(B + kb + 1)), sign);
+        __m128 c = _mm_div_ps(_mm_add_ps(_mm_add_ps(t0, ae), t2), three);
+        const int redo = _mm_movemask_ps(_mm_andnot_ps(_mm_cmplt_ps(c, inf), ok));
+        if (redo) {
+            float cs[4];
+            _mm_storeu_ps(cs, c);
+            for (int i = 0; i < 4; i++)
+                if (redo >> i & 1)
+                    cs[i] = window_cost(A, B, W, x + i, kb + i, 1);
+            c = _mm_loadu_ps(cs);
+        }
+        const __m128 upd = _mm_and_ps(ok, _mm_cmplt_ps(c, best));
+        best = _mm_or_ps(_mm_and_ps(upd, c), _mm_andnot_ps(upd, best));
+        bd = _mm_or_si128(_mm_and_si128(_mm_castps_si128(upd), dv), _mm_andnot_si128(_mm_castps_si128(upd), bd));
+    }
+    int bds[4];
+    _mm_storeu_si128((__m128i *)bds, bd);
+    for (int i = 0; i < 4; i++)
+        out[i] = bds[i] == INT_MIN ? NAN : subpixel_disp(B, x + i, s, s < 0 ? x + i - bds[i] : x + i + bds[i], A[x + i], r->subpixel);
+    return 1;
+}
+#endif
 
 /* Rules 1-6 for pixel x of the own row; s = -1: left view (match x - d), +1: right view
  * (match x + d).  *hint carries the ordered search's position from pixel to pixel. */
@@ -150,20 +285,7 @@ static float match_px(const row_ctx *r, int x, int s, int *hint)
 #undef VISIT
     if (bx < 0)
         return NAN;
-    float off = 0.0f;
-    if (r->subpixel) {
-        const float r0 = B[bx], e = p - r0;
-        if (e >= 0.0f) {
-            if (bx + 1 < W && B[bx + 1] != -INFINITY && B[bx + 1] > r0) {
-                float t = e / (B[bx + 1] - r0);
-                off = t > 1.0f ? 1.0f : t;
-            }
-        } else if (bx - 1 >= 0 && B[bx - 1] != -INFINITY && B[bx - 1] < r0) {
-            float t = -e / (r0 - B[bx - 1]);
-            off = -(t > 1.0f ? 1.0f : t);
-        }
-    }
-    return s < 0 ? (float)(x - bx) - off : (float)(bx - x) + off;
+    return subpixel_disp(B, x, s, bx, p, r->subpixel);
 }
 
 typedef struct {
@@ -173,18 +295,30 @@ typedef struct {
     const gvis_phase_params *p;
     int right_view;
     float *out;
-    float *scratch; /* 6 rows per task (4 float, 2 int) */
+    float *scratch; /* per task: 2 padded float rows, 2 float rows, 2 int rows */
 } match_job;
 
-/* The lit row (unlit = -inf), its runs (a run starts at a lit pixel whose phase is
- * below the previous lit one's) and the running maximum within each run. */
-static void lit_row(const float *src, int W, float V, float *dst, float *smax, int *rstart)
+/* -inf either side of a lit row (ordered3 reads one pixel before it and up to eight
+ * after, the sub-pixel step one either side); the running maxima have room for eight
+ * after. */
+#define ROW_PAD 8
+static size_t task_floats(int W) { return 2 * ((size_t)W + 2 * ROW_PAD) + 2 * ((size_t)W + ROW_PAD) + 2 * (size_t)W; }
+
+/* The lit row (unlit = -inf). */
+static void lit_row(const float *src, int W, float V, float *dst)
+{
+    for (int x = 0; x < W; x++)
+        dst[x] = src[x] > V ? src[x] : -INFINITY;
+}
+
+/* The runs of a lit row (a run starts at a lit pixel whose phase is below the previous
+ * lit one's) and the running maximum within each run. */
+static void row_runs(const float *lit, int W, float *smax, int *rstart)
 {
     float m = -INFINITY, last = -INFINITY;
     int rs = 0;
     for (int x = 0; x < W; x++) {
-        const float v = src[x] > V ? src[x] : -INFINITY;
-        dst[x] = v;
+        const float v = lit[x];
         if (v != -INFINITY) {
             if (v < last) {
                 rs = x;
@@ -210,34 +344,57 @@ static void match_task(void *arg, int index, int count)
     gvis_split((size_t)(y1 - y0), index, count, &r0, &r1);
     if (r0 == r1)
         return;
-    float *buf = j->scratch + (size_t)index * 6 * (size_t)W;
-    float *la = buf, *ra = buf + W, *sl = buf + 2 * W, *sr = buf + 3 * W;
-    int *rsl = (int *)(buf + 4 * W), *rsr = (int *)(buf + 5 * W);
+    float *buf = j->scratch + (size_t)index * task_floats(W);
+    float *la = buf + ROW_PAD, *ra = la + W + 2 * ROW_PAD, *sl = ra + W + ROW_PAD, *sr = sl + W + ROW_PAD;
+    int *rsl = (int *)(sr + W + ROW_PAD), *rsr = rsl + W;
+    for (int i = 0; i < ROW_PAD; i++) {
+        la[-1 - i] = la[W + i] = ra[-1 - i] = ra[W + i] = -INFINITY;
+        sl[W + i] = sr[W + i] = INFINITY; /* read past the range, never used */
+    }
     row_ctx L = {la, ra, sr, rsr, W, p->min_disp, p->num_disp, (p->window - 1) / 2,
                  p->search == GVIS_PHASE_ORDERED, p->subpixel, p->tol};
     row_ctx R = {ra, la, sl, rsl, W, p->min_disp, p->num_disp, (p->window - 1) / 2,
                  p->search == GVIS_PHASE_ORDERED, p->subpixel, p->tol};
     const row_ctx *own = j->right_view ? &R : &L, *oth = j->right_view ? &L : &R;
     const int s = j->right_view ? 1 : -1;
+    const int groups = p->search == GVIS_PHASE_ORDERED && p->window == 3;
     for (size_t r = r0; r < r1; r++) {
         const size_t y = (size_t)y0 + r;
-        lit_row(j->a + y * j->pitch, W, p->valid_min, la, sl, rsl);
-        lit_row(j->b + y * j->pitch, W, p->valid_min, ra, sr, rsr);
+        lit_row(j->a + y * j->pitch, W, p->valid_min, la);
+        lit_row(j->b + y * j->pitch, W, p->valid_min, ra);
+        /* the ordered search of a view needs the other row's runs; the check searches both */
+        if (p->search == GVIS_PHASE_ORDERED) {
+            if (j->right_view || p->lr_check >= 0)
+                row_runs(la, W, sl, rsl);
+            if (!j->right_view || p->lr_check >= 0)
+                row_runs(ra, W, sr, rsr);
+        }
         float *o = j->out + r * (size_t)(x1 - x0);
-        int hint = 0, hint2 = 0;
-        for (int x = x0; x < x1; x++) {
-            float v = match_px(own, x, s, &hint);
-            if (p->lr_check >= 0 && !isnan(v)) {
-                const int xo = x + s * (int)floorf(v + 0.5f);
-                if (xo < 0 || xo >= W) {
-                    v = NAN;
-                } else {
-                    const float w = match_px(oth, xo, -s, &hint2);
-                    if (isnan(w) || fabsf(v - w) > (float)p->lr_check)
-                        v = NAN;
+        /* pixel x starts its search where pixel x - 4 found its first candidate, not
+         * x - 1: the pixels' searches then do not wait one for another */
+        int hint[4] = {0, 0, 0, 0}, hint2[4] = {0, 0, 0, 0}, hf = 0, he = 0;
+        for (int x = x0; x < x1;) {
+            float v[4];
+            int n = 1;
+#ifdef PHASE_GROUPS
+            if (groups && x + 4 <= x1 && group4(own, x, s, v, &hf, &he))
+                n = 4;
+            else
+#endif
+                v[0] = match_px(own, x, s, &hint[x & 3]);
+            for (int i = 0; i < n; i++, x++) {
+                if (p->lr_check >= 0 && !isnan(v[i])) {
+                    const int xo = x + s * (int)floorf(v[i] + 0.5f);
+                    if (xo < 0 || xo >= W) {
+                        v[i] = NAN;
+                    } else {
+                        const float w = match_px(oth, xo, -s, &hint2[xo & 3]);
+                        if (isnan(w) || fabsf(v[i] - w) > (float)p->lr_check)
+                            v[i] = NAN;
+                    }
                 }
+                o[x - x0] = v[i];
             }
-            o[x - x0] = v;
         }
     }
 }
@@ -249,7 +406,7 @@ int gvis_phase_match_cpu(const float *a, const float *b, size_t pitch, int width
     int tasks = gvis_threads() * 4;
     if (tasks > rows)
         tasks = rows;
-    float *scratch = malloc(sizeof(float) * 6 * (size_t)width * (size_t)tasks);
+    float *scratch = malloc(sizeof(float) * task_floats(width) * (size_t)tasks);
     if (!scratch)
         return gvis_error(GVIS_E_NOMEM, "out of memory for phase matching rows");
     match_job j = {a, b, pitch, width, height, p, right_view, out, scratch};
