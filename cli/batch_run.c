@@ -143,10 +143,7 @@ static gvis_ctx *fallback_ctx(void *user, int entry)
 
 int cli_device_entries(const gvis_ctx *ctx)
 {
-    int idx[GVIS_MAX_DEVICE_LIST], entries = gvis_ctx_entries_planned(ctx);
-    if (entries >= 0) /* the start goes on while the readers read */
-        return entries;
-    entries = 0;
+    int idx[GVIS_MAX_DEVICE_LIST], entries = 0;
     if (!gvis_ctx_on_cuda(ctx) || gvis_device_list(g_opts.device, idx, GVIS_MAX_DEVICE_LIST, &entries))
         return 0;
     return entries;

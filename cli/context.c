@@ -79,8 +79,7 @@ static gvis_ctx *context_on(int *status, int entry, int quiet)
         *status = EXIT_OK;
         return ctx;
     }
-    if (!gvis_ctx_says_device(ctx)) /* else said when the start settles, not waited for here */
-        cli_info("device %s", gvis_ctx_device_name(ctx));
+    cli_info("device %s", gvis_ctx_device_name(ctx));
     static int said; /* once, not once per batch worker */
     gvis_jpeg_counts j;
     gvis_ctx_jpeg_counts(ctx, &j);

@@ -166,9 +166,7 @@ int main(int argc, char **argv)
             } else if (status != EXIT_OK) {
                 gvis_outset_abort(set);
             }
-            status = cli_finish_stdout(status);
-            gvis_process_exit(status);
-            return status;
+            return cli_finish_stdout(status);
         }
     }
     const char *names[sizeof commands / sizeof commands[0] + 1];

@@ -31,8 +31,6 @@ void gvis_cu_versions(int *driver, int *runtime);
 typedef struct gvis_cu_job gvis_cu_job;
 
 int gvis_cu_job_create(int device, gvis_cu_job **job);
-/* 1 once a job was made in this process (a CUDA context exists). */
-int gvis_cu_started(void);
 /* Makes the job's device the calling thread's current one (a batch worker thread uses
  * its own job, possibly on another GPU than the thread that made it). */
 int gvis_cu_job_bind(gvis_cu_job *job);

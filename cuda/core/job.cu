@@ -18,10 +18,6 @@ struct gvis_cu_job {
     size_t host_size[HOST_SLOTS];
 };
 
-static int started; /* a job was made: the process holds a CUDA context */
-
-extern "C" int gvis_cu_started(void) { return __atomic_load_n(&started, __ATOMIC_RELAXED); }
-
 extern "C" int gvis_cu_job_create(int device, gvis_cu_job **out)
 {
     *out = NULL;
@@ -42,7 +38,6 @@ extern "C" int gvis_cu_job_create(int device, gvis_cu_job **out)
         return (int)e;
     }
     *out = j;
-    __atomic_store_n(&started, 1, __ATOMIC_RELAXED);
     return 0;
 }
 

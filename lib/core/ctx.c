@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "gvis_config.h"
 
@@ -129,19 +128,19 @@ static int parse_device(const char *spec, int *want, int *all, int *idx, int max
     return gvis_error(GVIS_E_ARG, BAD_DEVICE, spec);
 }
 
-/* The devices of a parsed --device (parse_device's want, all, tmp[0..listed)); where
- * none is usable under auto, *n = 0 and why (when given) says why. */
-static int device_indices(int want, int all, const int *tmp, int listed, int *idx, int max, int *n, char *why_out,
-                          size_t why_len)
+int gvis_device_list(const char *spec, int *idx, int max, int *n)
 {
     *n = 0;
+    int want, all, listed = 0;
+    int tmp[GVIS_MAX_DEVICE_LIST];
+    int rc = parse_device(spec, &want, &all, tmp, GVIS_MAX_DEVICE_LIST, &listed);
+    if (rc)
+        return rc;
     if (want == 1)
         return GVIS_OK;
     int count = 0;
     char why[256] = "";
     gvis_cuda_devices(&count, why, sizeof why);
-    if (why_out)
-        snprintf(why_out, why_len, "%s", why);
     if (count == 0) {
         if (want == 2)
             return gvis_error(GVIS_E_DEVICE, "no usable CUDA device: %s", why);
@@ -167,17 +166,6 @@ static int device_indices(int want, int all, const int *tmp, int listed, int *id
             idx[(*n)++] = tmp[i];
     }
     return GVIS_OK;
-}
-
-int gvis_device_list(const char *spec, int *idx, int max, int *n)
-{
-    *n = 0;
-    int want, all, listed = 0;
-    int tmp[GVIS_MAX_DEVICE_LIST];
-    int rc = parse_device(spec, &want, &all, tmp, GVIS_MAX_DEVICE_LIST, &listed);
-    if (rc)
-        return rc;
-    return device_indices(want, all, tmp, listed, idx, max, n, NULL, 0);
 }
 
 #ifdef GVIS_HAVE_CUDA
@@ -231,36 +219,7 @@ int gvis_ctx_create(gvis_ctx **out, const char *device, int repeat, const gvis_i
 static int start_job(void *arg)
 {
     gvis_ctx *c = arg;
-    if (c->find_on_thread) { /* the device list too: cuInit is the start's first 100 ms */
-        int idx[GVIS_MAX_DEVICE_LIST], n = 0;
-        int rc = device_indices(c->want, c->dev_all, c->dev_idx, c->dev_listed, idx, GVIS_MAX_DEVICE_LIST, &n,
-                                c->found_msg, sizeof c->found_msg);
-        if (rc) {
-            c->found = -1;
-            c->found_rc = rc;
-            snprintf(c->found_msg, sizeof c->found_msg, "%s", gvis_errmsg());
-            return 0;
-        }
-        if (n == 0)
-            return c->found = 0;
-        c->found = 1;
-        c->entry = c->dev_req % n;
-        c->cuda_index = idx[c->entry];
-        char name[256];
-        device_name(c->cuda_index, name, sizeof name);
-        snprintf(c->device_name, sizeof c->device_name, "cuda:%d (%s)", c->cuda_index, name);
-    }
     return gvis_cu_job_create(c->cuda_index, &c->job);
-}
-
-/* Whether the device list may be asked for on the start's thread: a driver is there (so
- * that without one every message comes in the order it always did: the device's first),
- * and JPEG stays on the CPU (nvJPEG's choice is made at the context's creation). */
-static int find_on_thread(const gvis_ctx *c)
-{
-    const char *e = getenv("GVIS_CUDA_START");
-    return !(e && strcmp(e, "serial") == 0) && c->io.jpeg_codec == GVIS_JPEG_CODEC_CPU &&
-           access("/proc/driver/nvidia/gpus", F_OK) == 0;
 }
 
 /* GVIS_CUDA_START=serial starts the device in series, as before the thread (to time both). */
@@ -284,22 +243,6 @@ static int settle(gvis_ctx *c)
     if (c->start_pending) {
         c->start_pending = 0;
         int err = gvis_bgtask_join(&c->start);
-        if (c->find_on_thread && c->found <= 0) { /* no device: as gvis_ctx_create_on says it in series */
-            c->on_cuda = 0;
-            snprintf(c->device_name, sizeof c->device_name, "cpu");
-            if (c->found < 0) {
-                snprintf(c->start_msg, sizeof c->start_msg, "%s", c->found_msg);
-                c->start_rc = c->found_rc;
-            } else {
-                gvis_log(c, GVIS_LOG_INFO, "running on the CPU: %s", c->found_msg);
-                if (c->log_user == NULL)
-                    gvis_log(c, GVIS_LOG_INFO, "device cpu");
-            }
-            pthread_mutex_unlock(&c->start_mu);
-            return c->start_rc ? gvis_error(c->start_rc, "%s", c->start_msg) : GVIS_OK;
-        }
-        if (c->find_on_thread && c->log_user == NULL)
-            gvis_log(c, GVIS_LOG_INFO, "device %s", c->device_name);
         if (c->start.threaded)
             gvis_log(c, GVIS_LOG_INFO, "cuda:%d: context started on a thread of its own in %.1f ms, %.1f ms of it waited for",
                      c->cuda_index, c->start.run_ms, c->start.waited_ms);
@@ -353,24 +296,6 @@ int gvis_ctx_create_on(gvis_ctx **out, const char *device, int entry, int repeat
     }
     snprintf(c->device_name, sizeof c->device_name, "cpu");
     if (c->want != 1) {
-#ifdef GVIS_HAVE_CUDA
-        if (find_on_thread(c) && start_on_thread(c)) {
-            /* everything on the thread; until settled, a device of the list is assumed */
-            c->find_on_thread = 1;
-            c->dev_all = all;
-            c->dev_listed = listed;
-            memcpy(c->dev_idx, idx, sizeof idx);
-            c->dev_req = entry < 0 ? 0 : entry;
-            c->on_cuda = 1;
-            c->start_pending = 1;
-            gvis_bgtask_start(&c->start, start_job, c, 1);
-            if (!c->start.threaded && (rc = settle(c)) != GVIS_OK) {
-                gvis_ctx_free(c);
-                return rc;
-            }
-            goto opened;
-        }
-#endif
         int n = 0;
         rc = gvis_device_list(device, idx, GVIS_MAX_DEVICE_LIST, &n);
         if (rc) {
@@ -404,9 +329,6 @@ int gvis_ctx_create_on(gvis_ctx **out, const char *device, int entry, int repeat
 #endif
         }
     }
-#ifdef GVIS_HAVE_CUDA
-opened:
-#endif
     rc = gvis_nvj_open(c);
     if (rc) {
         gvis_ctx_free(c);
@@ -435,23 +357,6 @@ void gvis_ctx_free(gvis_ctx *ctx)
     free(ctx);
 }
 
-/* The end of a command's process.  Where a CUDA context was made, the runtime's own
- * teardown at exit (the primary context's release: 65 ms on an H200) is skipped: every
- * output is written and closed by now, stdio is flushed here, and the driver frees what
- * the process held as it ends.  GVIS_CUDA_EXIT=clean keeps the teardown (for
- * compute-sanitizer's leak check). */
-void gvis_process_exit(int status)
-{
-#ifdef GVIS_HAVE_CUDA
-    const char *e = getenv("GVIS_CUDA_EXIT");
-    if (gvis_cu_started() && !(e && strcmp(e, "clean") == 0)) {
-        fflush(NULL);
-        _exit(status);
-    }
-#endif
-    (void)status;
-}
-
 /* An accessor settles the start first; the context itself is not changed for the caller. */
 int gvis_ctx_on_cuda(const gvis_ctx *ctx)
 {
@@ -477,22 +382,7 @@ void gvis_timing_add(gvis_timing *to, const gvis_timing *t)
     to->download_ms += t->download_ms;
     to->save_ms += t->save_ms;
 }
-const char *gvis_ctx_device_name(const gvis_ctx *ctx)
-{
-    settle((gvis_ctx *)ctx);
-    return ctx->device_name;
-}
-
-int gvis_ctx_says_device(const gvis_ctx *ctx) { return ctx->find_on_thread; }
-
-int gvis_ctx_entries_planned(const gvis_ctx *ctx)
-{
-    gvis_ctx *c = (gvis_ctx *)ctx;
-    pthread_mutex_lock(&c->start_mu);
-    int planned = c->find_on_thread && c->start_pending && !c->dev_all ? (c->dev_listed ? c->dev_listed : 1) : -1;
-    pthread_mutex_unlock(&c->start_mu);
-    return planned;
-}
+const char *gvis_ctx_device_name(const gvis_ctx *ctx) { return ctx->device_name; }
 gvis_timing *gvis_ctx_timing(gvis_ctx *ctx) { return &ctx->timing; }
 const gvis_io_opts *gvis_ctx_io(const gvis_ctx *ctx) { return &ctx->io; }
 int gvis_ctx_repeat(const gvis_ctx *ctx) { return ctx->repeat; }

@@ -302,15 +302,6 @@ int gvis_ctx_device_entry(const gvis_ctx *ctx); /* its position in the device li
 void gvis_timing_add(gvis_timing *to, const gvis_timing *t);
 int gvis_ctx_on_cuda(const gvis_ctx *ctx);        /* 1 when operations run on a GPU */
 const char *gvis_ctx_device_name(const gvis_ctx *ctx); /* "cpu" or "cuda:0 (NVIDIA H200)" */
-/* Where the first context asks for the device list on its start's thread (a driver is
- * there, JPEG on the CPU): the context logs "device NAME" itself when it settles, and a
- * batch may plan its device entries before: the count its --device names (1 for auto and
- * cuda), or -1 where the start must be waited for (cuda:all, or settled already). */
-int gvis_ctx_says_device(const gvis_ctx *ctx);
-/* Ends the process with status where a CUDA context was made, without the runtime's
- * teardown (GVIS_CUDA_EXIT=clean: returns, for a normal exit); else returns. */
-void gvis_process_exit(int status);
-int gvis_ctx_entries_planned(const gvis_ctx *ctx);
 gvis_timing *gvis_ctx_timing(gvis_ctx *ctx);
 const gvis_io_opts *gvis_ctx_io(const gvis_ctx *ctx);
 int gvis_ctx_repeat(const gvis_ctx *ctx);

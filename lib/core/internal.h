@@ -50,13 +50,6 @@ struct gvis_ctx {
     int start_rc;       /* --device cuda whose start failed: the error, again at each use */
     char start_msg[320];
     gvis_bgtask start;
-    /* Where the device list itself is asked for on the start's thread (the first context,
-     * JPEG on the CPU: cuInit and the device's properties are not waited for in series):
-     * the --device entries parsed, the requested entry, and what the thread found. */
-    int find_on_thread, dev_all, dev_listed, dev_req, dev_idx[GVIS_MAX_DEVICE_LIST];
-    int found;          /* the thread's answer: 1 a device, 0 none under auto, -1 an error (found_rc) */
-    int found_rc;
-    char found_msg[320]; /* none (auto): why; error: gvis_errmsg() on the thread */
     struct gvis_nvj_ctx *nvj; /* nvJPEG handles and counts; NULL: JPEG on the CPU (lib/io/nvjpeg_io.c) */
 };
 
