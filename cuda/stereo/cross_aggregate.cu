@@ -8,21 +8,24 @@
 //
 // A block takes one line (a row or a column), a tile of T positions along it and 32
 // disparities: it loads the tile and the arms' reach (R = 34) on both sides into shared
-// memory, scans them into prefix sums (8 segments of the line, 32 disparities side by
-// side: conflict-free), and each output is P[hi + 1] - P[lo].  Global reads and writes
-// are 32 disparities of one pixel: contiguous.
+// memory, scans them into prefix sums (CA_TY segments of the line, 32 disparities side by
+// side: conflict-free), and each output is P[hi + 1] - P[lo].  The windows (and in stage 2
+// the counts N and 1 / N) are worked out once an output, not once a disparity; the
+// rounded mean divides through the float reciprocal with an exact integer correction.
+// Global reads and writes are 32 disparities of one pixel: contiguous.
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 #include "quality_cuda.h"
 
-#define CA_T 256                 /* outputs a block along its line */
-#define CA_R 34                  /* the longest arm (L1 of the rule) */
-#define CA_N (CA_T + 2 * CA_R)   /* positions a block loads: 324 */
-#define CA_TY 8                  /* threads along the line */
-#define CA_SEG ((CA_N + CA_TY - 1) / CA_TY) /* positions a thread scans: 41 */
-#define CA_KC 32                 /* disparities a block */
-#define CA_W (CA_KC + 1)         /* words a position in shared memory: 32 sums, 1 count */
+#define CA_T 256               /* outputs a block along its line */
+#define CA_R 34                /* the longest arm (L1 of the rule) */
+#define CA_N (CA_T + 2 * CA_R) /* positions a block loads: 324 */
+#ifndef CA_TY
+#define CA_TY 8 /* threads along the line (8: 0.70 ms for both passes at 1242x375 D 128 on an H100, 16: 0.78) */
+#endif
+#define CA_SEG ((CA_N + CA_TY - 1) / CA_TY) /* positions a thread scans */
+#define CA_KC 32                            /* disparities a block */
 
 // STAGE 1: in u8 costs, out u16 sums.  STAGE 2: in u16 sums, out u8 rounded means.
 // vert: this stage's lines are columns (positions along y, arms up/down), else rows.
@@ -30,103 +33,125 @@ template <int STAGE>
 __global__ void __launch_bounds__(CA_KC * CA_TY) cross_stage_kernel(const void *in_, void *out_, const uint8_t *arms,
                                                                      int W, int H, int D, int vert)
 {
-    __shared__ uint32_t P[(CA_N + 1) * CA_W];
-    __shared__ uint32_t tot[CA_TY][CA_W];
-    __shared__ uchar2 arm[CA_T]; /* the outputs' arms along this stage's direction */
+    __shared__ uint32_t P[(CA_N + 1) * CA_KC];
+    __shared__ uint32_t tot[CA_TY][CA_KC];
+    __shared__ uint32_t cnt[CA_N + 1]; /* stage 2: prefix sums of the first stage's counts n(q) */
+    __shared__ uint32_t win[CA_T];     /* an output's window: local lo | hi << 16 */
+    __shared__ uint32_t nn[CA_T];      /* stage 2: its count N */
+    __shared__ float rn[CA_T];         /* stage 2: 1 / N */
     const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * CA_KC + tx;
     const int line = blockIdx.x, t0 = blockIdx.y * CA_T, k = blockIdx.z * CA_KC + tx;
     const int len = vert ? H : W;
     const size_t pstep = vert ? (size_t)W : 1, pix0 = vert ? (size_t)line : (size_t)line * W;
-    const int a0 = vert ? 2 : 0, a1 = a0 + 1;  /* this stage's arms */
-    const int b0 = vert ? 0 : 2, b1 = b0 + 1;  /* the first stage's (stage 2's counts) */
-    const int base = t0 - CA_R;                /* the line position of local index 0 */
+    const int a0 = vert ? 2 : 0; /* this stage's arms: a0, a0 + 1 */
+    const int b0 = vert ? 0 : 2; /* the first stage's (stage 2's counts) */
+    const int base = t0 - CA_R;  /* the line position of local index 0 */
     const bool kin = k < D;
-    // the arms: this stage's of the outputs (t0 + o, o < CA_T), and in stage 2 the counts
-    // n(q) of the first stage into column CA_KC (the output loop then reads shared memory only)
+    // the outputs' windows, and in stage 2 the counts n(q) of the first stage
     for (int li = tid; li < CA_N; li += CA_KC * CA_TY) {
         const int q = base + li;
         uchar4 aq = make_uchar4(0, 0, 0, 0);
-        if (q >= 0 && q < len)
+        const bool in_line = q >= 0 && q < len;
+        if (in_line)
             aq = *reinterpret_cast<const uchar4 *>(arms + (pix0 + (size_t)q * pstep) * 4);
         const int o = li - CA_R;
-        if (o >= 0 && o < CA_T)
-            arm[o] = a0 == 0 ? make_uchar2(aq.x, aq.y) : make_uchar2(aq.z, aq.w);
-        if (STAGE == 2) {
-            const int u = b0 == 0 ? aq.x : aq.z, v = b0 == 0 ? aq.y : aq.w;
-            P[(li + 1) * CA_W + CA_KC] = q >= 0 && q < len ? (uint32_t)u + v + 1 : 0u;
+        if (o >= 0 && o < CA_T) {
+            const int lo = li - (a0 == 0 ? aq.x : aq.z), hi = li + (a0 == 0 ? aq.y : aq.w);
+            win[o] = (uint32_t)lo | (uint32_t)hi << 16;
         }
+        if (STAGE == 2)
+            cnt[li + 1] = in_line ? (uint32_t)(b0 == 0 ? aq.x : aq.z) + (b0 == 0 ? aq.y : aq.w) + 1 : 0u;
     }
     // this thread's segment of the line: values, then its running sums
     const int l0 = ty * CA_SEG;
+    const char *src = static_cast<const char *>(in_) +
+                      (((long long)pix0 + (long long)base * (long long)pstep) * D + k) * (STAGE == 1 ? 1 : 2);
+    const long long step = (long long)pstep * D * (STAGE == 1 ? 1 : 2); /* bytes a position */
     uint32_t val[CA_SEG];
 #pragma unroll
     for (int i = 0; i < CA_SEG; i++) {
         const int li = l0 + i, q = base + li;
         uint32_t v = 0;
         if (kin && li < CA_N && q >= 0 && q < len) {
-            const size_t cell = (pix0 + (size_t)q * pstep) * D + k;
-            v = STAGE == 1 ? (uint32_t)__ldg(static_cast<const uint8_t *>(in_) + cell)
-                           : (uint32_t)__ldg(static_cast<const uint16_t *>(in_) + cell);
+            const char *a = src + (long long)li * step;
+            v = STAGE == 1 ? (uint32_t)__ldg(reinterpret_cast<const uint8_t *>(a))
+                           : (uint32_t)__ldg(reinterpret_cast<const uint16_t *>(a));
         }
         val[i] = v;
     }
-    __syncthreads(); /* the counts are in */
-    uint32_t run = 0, runc = 0;
+    uint32_t run = 0;
 #pragma unroll
     for (int i = 0; i < CA_SEG; i++) {
         const int li = l0 + i;
-        if (li < CA_N) {
-            run += val[i];
-            P[(li + 1) * CA_W + tx] = run;
-            if (STAGE == 2 && tx == 0) {
-                runc += P[(li + 1) * CA_W + CA_KC];
-                P[(li + 1) * CA_W + CA_KC] = runc;
-            }
-        }
+        run += val[i];
+        if (li < CA_N)
+            P[(li + 1) * CA_KC + tx] = run;
     }
     tot[ty][tx] = run;
-    if (STAGE == 2 && tx == 0)
-        tot[ty][CA_KC] = runc;
-    if (tid < CA_W)
+    if (tid < CA_KC)
         P[tid] = 0;
-    __syncthreads();
-    uint32_t off = 0, offc = 0;
-    for (int s = 0; s < ty; s++) {
-        off += tot[s][tx];
-        if (STAGE == 2)
-            offc += tot[s][CA_KC];
+    __syncthreads(); /* segment totals, the counts and windows are in */
+    if (STAGE == 2 && tid < 32) {
+        /* the counts' prefix sums: one warp, 32 positions a step */
+        uint32_t carry = 0;
+        if (tid == 0)
+            cnt[0] = 0;
+        for (int c = 1; c <= CA_N; c += 32) {
+            const int li = c + tid;
+            uint32_t v = li <= CA_N ? cnt[li] : 0;
+#pragma unroll
+            for (int o = 1; o < 32; o <<= 1) {
+                const uint32_t u = __shfl_up_sync(0xffffffffu, v, o);
+                if (tid >= o)
+                    v += u;
+            }
+            if (li <= CA_N)
+                cnt[li] = v + carry;
+            carry += __shfl_sync(0xffffffffu, v, 31);
+        }
     }
+    uint32_t off = 0;
+    for (int s = 0; s < ty; s++)
+        off += tot[s][tx];
     if (ty > 0)
+#pragma unroll
         for (int i = 0; i < CA_SEG; i++) {
             const int li = l0 + i;
-            if (li < CA_N) {
-                P[(li + 1) * CA_W + tx] += off;
-                if (STAGE == 2 && tx == 0)
-                    P[(li + 1) * CA_W + CA_KC] += offc;
-            }
+            if (li < CA_N)
+                P[(li + 1) * CA_KC + tx] += off;
         }
-    __syncthreads();
-    // outputs: window [p - arm a0, p + arm a1] of local indices [lo, hi]
-    if (!kin)
-        return;
-#pragma unroll 4
-    for (int o = ty; o < CA_T; o += CA_TY) {
-        const int p = t0 + o;
-        if (p >= len)
-            break;
-        const size_t pix = pix0 + (size_t)p * pstep;
-        const uchar2 ap = arm[o];
-        const int lo = o + CA_R - ap.x, hi = o + CA_R + ap.y;
-        const uint32_t s = P[(hi + 1) * CA_W + tx] - P[lo * CA_W + tx];
-        if (STAGE == 1) {
-            static_cast<uint16_t *>(out_)[pix * D + k] = (uint16_t)s;
-        } else {
-            const uint32_t n = P[(hi + 1) * CA_W + CA_KC] - P[lo * CA_W + CA_KC];
-            static_cast<uint8_t *>(out_)[pix * D + k] = (uint8_t)((s + n / 2) / n);
+    if (STAGE == 2) {
+        __syncthreads(); /* the counts' prefix sums are in */
+        for (int o = tid; o < CA_T; o += CA_KC * CA_TY) {
+            const uint32_t w = win[o], n = cnt[(w >> 16) + 1] - cnt[w & 0xffff];
+            nn[o] = n;
+            rn[o] = 1.0f / (float)(n ? n : 1);
         }
     }
-    (void)a1;
-    (void)b1;
+    __syncthreads();
+    if (!kin)
+        return;
+    // outputs: window [lo, hi] of local indices, P[hi + 1] - P[lo]
+    char *dst = static_cast<char *>(out_) +
+                (((long long)pix0 + (long long)t0 * (long long)pstep) * D + k) * (STAGE == 1 ? 2 : 1);
+    const long long ostep = (long long)pstep * D * (STAGE == 1 ? 2 : 1);
+    const int count = min(CA_T, len - t0);
+#pragma unroll 4
+    for (int o = ty; o < count; o += CA_TY) {
+        const uint32_t w = win[o];
+        const uint32_t s = P[((w >> 16) + 1) * CA_KC + tx] - P[(w & 0xffff) * CA_KC + tx];
+        if (STAGE == 1) {
+            *reinterpret_cast<uint16_t *>(dst + (long long)o * ostep) = (uint16_t)s;
+        } else {
+            /* floor((s + n / 2) / n) through the float reciprocal, corrected to the exact
+             * quotient (x < 2^24: the estimate is off by at most one) */
+            const uint32_t n = nn[o], x = s + n / 2;
+            uint32_t q = (uint32_t)((float)x * rn[o]);
+            q -= q * n > x;
+            q += (q + 1) * n <= x;
+            *reinterpret_cast<uint8_t *>(dst + (long long)o * ostep) = (uint8_t)q;
+        }
+    }
 }
 
 extern "C" int gvis_cu_cross_aggregate(uint8_t *d_cost, const uint8_t *d_arms, int width, int height, int D, int passes,
