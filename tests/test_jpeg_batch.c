@@ -26,7 +26,7 @@ struct fake {
     atomic_int running, most, calls, largest, wrong, early;
     int max_batch, fail_warm; /* fail_warm: bit k, decoder k's warm-up fails */
     unsigned warm_us;
-    double warm_done[2]; /* when each decoder's warm-up ended (ms) */
+    _Atomic double warm_done[2]; /* when each decoder's warm-up ended (ms) */
     unsigned run_us;
 };
 
@@ -80,7 +80,9 @@ struct ring {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     gvis_jbatch *jb;
-    int n, slots, next_read, next_compute, done_count, withdraw_every;
+    int n, slots, next_read, next_compute, done_count, withdraw_every, steal;
+    int stolen, stolen_late;
+    struct fake *f;
     int submitted[MAXSLOTS], finished[MAXSLOTS];
     gvis_jbatch_req req[MAXSLOTS];
     char data[MAXSLOTS][LEN];
@@ -142,7 +144,19 @@ static void *computer(void *v)
         pthread_mutex_unlock(&g->mu);
         gvis_jbatch_req *r = &g->req[s];
         int bad = 0, kind = g->data[s][0];
-        if (g->withdraw_every && i % g->withdraw_every == 0) { /* given back unanswered */
+        double t_steal = gvis_now_ms();
+        if (g->steal && gvis_jbatch_steal(r)) { /* decoded elsewhere while the decoders warm up */
+            bad += r->owner != NULL;
+            gvis_jbatch_release(r); /* no effect now */
+            if (g->compute_us)
+                usleep(g->compute_us);
+            pthread_mutex_lock(&g->mu);
+            g->stolen++;
+            /* decoder 0 was warm before the steal: too late to steal (1 ms of slack) */
+            g->stolen_late += g->f->warm_done[0] > 0 && g->f->warm_done[0] + 1 < t_steal &&
+                              !((g->f->fail_warm >> 0) & 1);
+            pthread_mutex_unlock(&g->mu);
+        } else if (g->withdraw_every && i % g->withdraw_every == 0) { /* given back unanswered */
             gvis_jbatch_release(r);
             bad += r->owner != NULL;
             pthread_mutex_lock(&g->mu);
@@ -190,7 +204,7 @@ static void *computer(void *v)
 }
 
 struct params {
-    int readers, computers, n, slots, max_batch, min_batch, fail_warm, withdraw_every;
+    int readers, computers, n, slots, max_batch, min_batch, fail_warm, withdraw_every, steal;
     unsigned warm_us, run_us, compute_us;
     size_t budget;
 };
@@ -206,6 +220,8 @@ static void run(struct params p, const char *what)
     g.slots = p.slots;
     g.withdraw_every = p.withdraw_every;
     g.compute_us = p.compute_us;
+    g.steal = p.steal;
+    g.f = &f;
     double t0 = gvis_now_ms();
     g.jb = gvis_jbatch_start_with(p.max_batch, p.min_batch, p.budget, fake_warm, fake_run, &f);
     CHECK(g.jb != NULL);
@@ -226,18 +242,23 @@ static void run(struct params p, const char *what)
     gvis_jbatch_stop(g.jb);
     printf("%s: %d files, %d slots, batch limit %d: %ld batches of %.1f on average, largest %ld, %d at once at "
            "most; warm-up %.0f / %.0f ms, ready at %.0f ms; slowest submit %.2f ms; %ld buffers, %zu bytes; "
-           "%.0f ms\n",
+           "%ld stolen; %.0f ms\n",
            what, p.n, p.slots, p.max_batch, st.batches, st.batches ? (double)st.images / st.batches : 0.0,
            st.largest, atomic_load(&f.most), st.warm_ms[0], st.warm_ms[1], st.ready_ms, g.max_submit_ms,
-           st.buffers, st.pool_bytes, ms);
+           st.buffers, st.pool_bytes, st.stolen, ms);
     CHECKF(g.bad == 0, "%s: %d files answered wrongly", what, g.bad);
-    int answered = g.decoded + g.refused + g.failed + g.broken + g.withdrawn;
+    int answered = g.decoded + g.refused + g.failed + g.broken + g.withdrawn + g.stolen;
     CHECKF(answered == p.n, "%s: %d answered of %d", what, answered, p.n);
     CHECKF(atomic_load(&f.wrong) == 0, "%s: %d batches over the limit or on no decoder, or requests handed over wrongly", what,
            atomic_load(&f.wrong));
     CHECKF(atomic_load(&f.early) == 0, "%s: %d batches before their decoder was warm", what, atomic_load(&f.early));
     CHECKF(atomic_load(&f.most) <= 2, "%s: %d batches at once", what, atomic_load(&f.most));
     CHECK(st.batches == atomic_load(&f.calls));
+    CHECKF(st.stolen == g.stolen && g.stolen_late == 0, "%s: %d stolen (%ld counted), %d after the warm-up", what,
+           g.stolen, st.stolen, g.stolen_late);
+    if (p.steal && p.warm_us >= 50000 && p.fail_warm != 3)
+        CHECKF(g.stolen > 0 && g.stolen < p.n, "%s: %d of %d stolen during a %u us warm-up", what, g.stolen, p.n,
+               p.warm_us);
     CHECK(st.largest <= p.max_batch);
     /* the pool: what the budget allows, and what the files out at once hold beyond it */
     CHECKF(st.pool_bytes <= (p.budget ? p.budget : (size_t)p.slots * 1024) + (size_t)p.slots * 1024,
@@ -266,7 +287,7 @@ int main(void)
 {
     alarm(120); /* a deadlock fails the test rather than hanging it */
     /* readers fast, compute slow: the queue fills, batches come near the limit */
-    struct params base = {8, 8, 600, 48, 16, 8, 0, 0, 60000, 2000, 200, 0};
+    struct params base = {8, 8, 600, 48, 16, 8, 0, 0, 0, 60000, 2000, 200, 0};
     run(base, "fill");
     struct params q = base;
     q.compute_us = 3000;
@@ -278,6 +299,11 @@ int main(void)
     q = base;
     q.budget = 8192;
     run(q, "small budget");
+    q = base;
+    q.steal = 1;
+    q.compute_us = 5000; /* the compute threads' own decode */
+    run(q, "stealing");
+
     q = base;
     q.fail_warm = 3;
     run(q, "no decoder");

@@ -78,8 +78,12 @@ extern "C" int gvis_nvjpeg_dec_create_from(const gvis_nvjpeg_lib *lib, int max_b
         gvis_nvjpeg_dec_destroy(d);
         return -1;
     }
-    if (lib->GetHardwareDecoderInfo)
+    if (share) { /* the handle's figures: asked once */
+        d->engines = share->engines;
+        d->cores = share->cores;
+    } else if (lib->GetHardwareDecoderInfo) {
         lib->GetHardwareDecoderInfo(d->h, &d->engines, &d->cores);
+    }
     *out = d;
     return 0;
 }

@@ -474,14 +474,16 @@ static void stop_stages(struct run *r)
             snprintf(ready, sizeof ready, "no decoder");
         else
             snprintf(ready, sizeof ready,
-                     "decoders ready %.0f ms after its start (made and warmed up on their threads in %.0f and %.0f ms)",
-                     st.ready_ms, st.warm_ms[0], st.warm_ms[1]);
+                     "decoders ready %.0f ms after its start (made in %.0f ms, warmed up on their threads by %.0f "
+                     "and %.0f ms)",
+                     st.ready_ms, st.make_ms, st.warm_ms[0], st.warm_ms[1]);
         gvis_log(r->b->ctxs[0], GVIS_LOG_INFO,
                  "cuda:%d: JPEG decode stage: %s, first file queued at %.0f ms; %ld batches of %.1f on average "
-                 "(largest %ld), %.0f ms in batches; %ld device buffers, %.0f MB",
+                 "(largest %ld), %.0f ms in batches (buffers %.0f, checks %.0f, nvjpegDecodeBatched %.0f, sync %.0f); "
+                 "%ld device buffers, %.0f MB; %ld decoded on the cores while the decoders warmed up",
                  gvis_jbatch_device(r->stage[k]), ready, st.first_wait_ms, st.batches,
-                 st.batches ? (double)st.images / (double)st.batches : 0.0, st.largest, st.decode_ms, st.buffers,
-                 (double)st.pool_bytes / 1048576.0);
+                 st.batches ? (double)st.images / (double)st.batches : 0.0, st.largest, st.decode_ms, st.alloc_ms,
+                 st.check_ms, st.call_ms, st.sync_ms, st.buffers, (double)st.pool_bytes / 1048576.0, st.stolen);
         gvis_jbatch_stop(r->stage[k]);
     }
     free(r->stage);

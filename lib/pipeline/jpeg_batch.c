@@ -118,12 +118,15 @@ static void pool_get(gvis_jbatch *jb, gvis_jbatch_req *r, size_t need, struct pb
 
 /* ---- the decoder threads ---- */
 
-/* Decoder 0's thread makes every decoder (they share its handle); 0 when decoder 0 is. */
-static int make_all(gvis_jbatch *jb, char *why, size_t why_len)
+/* Decoder k made on its thread: 0 first (the handle the others share), then the others
+ * while 0 warms up.  0 when made. */
+static int make_one(gvis_jbatch *jb, int k, char *why, size_t why_len)
 {
     if (jb->run)
         return 0;
-    return gvis_jbatch_nv_make(&jb->nv, jb->device, jb->max_batch, &jb->budget, why, why_len);
+    if (k == 0)
+        return gvis_jbatch_nv_make(&jb->nv, jb->device, jb->max_batch, &jb->budget, why, why_len);
+    return gvis_jbatch_nv_add(jb->nv, k, why, why_len);
 }
 
 /* Decoder k's warm-up on its own thread (the stand-in's making too); 0 when ready. */
@@ -201,18 +204,22 @@ static void *decoder_main(void *v)
     int k = t->k;
     double t0 = gvis_now_ms();
     char why[200] = "";
-    /* decoder 0 makes them all, then each warms its own up: the two warm-ups at once */
+    /* decoder 0 first (its handle is the others'), then each makes its own while 0 warms
+     * up, and warms it up */
     int ok = 1;
     if (k == 0)
-        ok = make_all(jb, why, sizeof why) == 0;
+        ok = make_one(jb, 0, why, sizeof why) == 0;
     pthread_mutex_lock(&jb->mu);
     if (k == 0) {
+        jb->st.make_ms = gvis_now_ms() - t0;
         jb->made = 1;
         pthread_cond_broadcast(&jb->cv);
     }
     while (!jb->made)
         pthread_cond_wait(&jb->cv, &jb->mu);
     pthread_mutex_unlock(&jb->mu);
+    if (ok && k > 0)
+        ok = make_one(jb, k, why, sizeof why) == 0;
     if (ok)
         ok = warm_up(jb, k) == 0;
     pthread_mutex_lock(&jb->mu);
@@ -244,6 +251,7 @@ static void *decoder_main(void *v)
         for (int i = 0; i < ndrop; i++)
             buf_free(jb, drop[i].p);
         int made = 0;
+        double phase[3] = {0, 0, 0};
         for (int i = 0; i < n; i++) {
             gvis_jbatch_req *r = batch[i];
             if (!r->buf) {
@@ -255,10 +263,11 @@ static void *decoder_main(void *v)
             r->d_img = r->buf;
             r->status = 1;
         }
+        double b1 = gvis_now_ms();
         if (jb->run)
             jb->run(jb->user, k, batch, n);
         else
-            gvis_jbatch_nv_run(jb->nv, k, batch, n);
+            gvis_jbatch_nv_run(jb->nv, k, batch, n, phase);
         double ms = gvis_now_ms() - b0;
         pthread_mutex_lock(&jb->mu);
         for (int i = 0; i < n; i++) {
@@ -284,6 +293,10 @@ static void *decoder_main(void *v)
         if (n > jb->st.largest)
             jb->st.largest = n;
         jb->st.decode_ms += ms;
+        jb->st.alloc_ms += b1 - b0;
+        jb->st.check_ms += phase[0];
+        jb->st.call_ms += phase[1];
+        jb->st.sync_ms += phase[2];
         jb->buffers += made;
         pthread_cond_broadcast(&jb->done_cv);
         pthread_cond_broadcast(&jb->cv);
@@ -428,6 +441,26 @@ void gvis_jbatch_release(gvis_jbatch_req *r)
     r->buf = r->d_img = NULL;
     r->owner = NULL;
     pthread_mutex_unlock(&jb->mu);
+}
+
+int gvis_jbatch_steal(gvis_jbatch_req *r)
+{
+    gvis_jbatch *jb = r->owner;
+    if (!jb)
+        return 0;
+    pthread_mutex_lock(&jb->mu);
+    int any = 0;
+    for (int i = 0; i < DECODERS; i++)
+        any |= jb->ready[i];
+    int steal = r->state == QUEUED && !any && !jb->broken;
+    if (steal) {
+        unlink_req(jb, r);
+        r->state = DONE;
+        r->owner = NULL;
+        jb->st.stolen++;
+    }
+    pthread_mutex_unlock(&jb->mu);
+    return steal;
 }
 
 int gvis_jbatch_pending(gvis_jbatch *jb)

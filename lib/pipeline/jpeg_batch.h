@@ -56,6 +56,11 @@ int gvis_jbatch_wait(gvis_jbatch_req *r, char *why, size_t why_len);
  * synchronized); a request still queued is withdrawn, one being decoded waited for.  No
  * effect on a request not submitted.  Thread-safe. */
 void gvis_jbatch_release(gvis_jbatch_req *r);
+/* Withdraws r (released: the caller decodes it on the CPU) where it is still queued and
+ * no decoder of the stage is ready yet (they are being made and warmed up); 1 when
+ * withdrawn, 0 otherwise (wait for it).  For --jpeg-codec auto: the compute threads
+ * decode on the cores while the engines warm up. */
+int gvis_jbatch_steal(gvis_jbatch_req *r);
 /* Files submitted and not yet decoded (queued or in a batch): where a reader sends the
  * next one. */
 int gvis_jbatch_pending(gvis_jbatch *jb);
@@ -65,11 +70,18 @@ int gvis_jbatch_device(const gvis_jbatch *jb);
 
 typedef struct {
     long batches, images, largest;
-    double warm_ms[2];   /* each decoder's making and first decode, on its thread (-1: none) */
+    double make_ms;      /* decoder 0's making (the hardware handle, a state, a stream) */
+    double warm_ms[2];   /* from the start to each decoder ready: made and its first decode
+                          * done, on its thread (-1: none yet, or none) */
     double ready_ms;     /* from the start to the first decoder ready */
-    double decode_ms;    /* in batches (the nvJPEG calls and the syncs), all decoders */
+    double decode_ms;    /* in batches, all decoders: of which */
+    double alloc_ms;     /* device buffers made */
+    double check_ms;     /* nvjpegDecodeBatchedSupported, per file */
+    double call_ms;      /* nvjpegDecodeBatched */
+    double sync_ms;      /* the stream's synchronization */
     double first_wait_ms; /* from the start to the first file's submission */
     long buffers;        /* device buffers made by the pool (allocations, all told) */
+    long stolen;         /* files withdrawn by gvis_jbatch_steal */
     size_t pool_bytes;   /* the pool's buffers now */
 } gvis_jbatch_stats;
 void gvis_jbatch_get_stats(gvis_jbatch *jb, gvis_jbatch_stats *st);
@@ -77,8 +89,8 @@ void gvis_jbatch_get_stats(gvis_jbatch *jb, gvis_jbatch_stats *st);
 /* A stand-in decoder (the stage tested without a GPU): warm(user, k) makes decoder k (0
  * ready, non-zero: none; decoder 0 failing makes the stage refuse every file with -2);
  * run(user, k, reqs, n) decodes into each request's d_img (host memory, pitch bytes a
- * row) and sets its status (1 on entry) and why.  budget: the pool's bytes before the
- * decoders wait for buffers to come back (0: no limit). */
+ * row) and sets its status (1 on entry) and why.  budget: the pool's bytes over which
+ * free buffers are dropped rather than kept (0: no limit). */
 typedef int (*gvis_jbatch_warm_fn)(void *user, int decoder);
 typedef void (*gvis_jbatch_run_fn)(void *user, int decoder, gvis_jbatch_req **reqs, int n);
 gvis_jbatch *gvis_jbatch_start_with(int max_batch, int min_batch, size_t budget, gvis_jbatch_warm_fn warm,
