@@ -179,7 +179,12 @@ int main(void)
     p.lr_check = 1;
     one_case(631, t_quick() ? 31 : 479, 640, &p, 1, 0.01, 0.0, 20, 60);
 
-    random_cases(t_quick() ? 150 : 600);
+    /* the grouped search with AVX2 (where the processor has it), with SSE2, and none */
+    for (int level = 2; level >= 0; level--) {
+        gvis_phase_cpu_simd(level);
+        random_cases(t_quick() ? 150 : 600);
+    }
+    gvis_phase_cpu_simd(2);
 
     /* parameter checks */
     gvis_phase_defaults(&p);

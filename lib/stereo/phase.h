@@ -85,6 +85,9 @@ int gvis_phase(gvis_ctx *ctx, const gvis_image *left, const gvis_image *right, c
  * width x height).  GVIS_E_NOMEM when the row scratch cannot be had. */
 int gvis_phase_match_cpu(const float *a, const float *b, size_t pitch, int width, int height,
                          const gvis_phase_params *p, int right_view, float *out);
+/* For the tests: the most the matcher's grouped search may use (0 none, 1 SSE2, 2 AVX2,
+ * each where the build and the processor have it; 2 at the start).  Not thread-safe. */
+void gvis_phase_cpu_simd(int level);
 
 #ifdef __cplusplus
 }

@@ -104,7 +104,8 @@ static inline float subpixel_disp(const float *B, int x, int s, int bx, float p,
 /* The first k in [lo, hi + 1) where fl(S(k) - p) < q (le 0) or <= q (le 1) fails (hi + 1
  * when none does); S does not fall, so the k that pass are a prefix.  From a guess:
  * eight at a time forwards, else a binary search. */
-static int first_fail(const float *S, int lo, int hi, float p, float q, int le, int guess)
+static inline __attribute__((always_inline)) int first_fail(const float *S, int lo, int hi, float p, float q, int le,
+                                                            int guess)
 {
 #define PASS(v) (le ? (v) - p <= q : (v) - p < q)
     int k = guess < lo ? lo : guess > hi + 1 ? hi + 1 : guess, a = lo;
@@ -152,7 +153,8 @@ static int first_fail(const float *S, int lo, int hi, float p, float q, int le, 
  * is not, the lane's sum is +inf and it is summed again pair by pair.  The least cost
  * wins and, d ascending, a tie keeps the smaller d (rule 3).  hf, he: where the previous
  * group's kf and ke were. */
-static int group4(const row_ctx *r, int x, int s, float *out, int *hf, int *he)
+static inline __attribute__((always_inline)) int group4(const row_ctx *r, int x, const int s, float *out, int *hf,
+                                                         int *he)
 {
     const float *A = r->own, *B = r->other, *S = r->smax;
     const int W = r->W, M = r->M, D = r->D;
@@ -182,15 +184,16 @@ static int group4(const row_ctx *r, int x, int s, float *out, int *hf, int *he)
     const __m128 vT = _mm_set1_ps(T), three = _mm_set1_ps(3.0f);
     __m128 best = inf;
     __m128i bd = _mm_set1_epi32(INT_MIN), dv = _mm_set1_epi32(dlo);
-    for (int d = dlo; d <= dhi; d++, dv = _mm_add_epi32(dv, _mm_set1_epi32(1))) {
-        const int kb = s < 0 ? x - d : x + d; /* lane i: k = kb + i */
+    const __m128i one = _mm_set1_epi32(1);
+    /* lane 0's k: x - d (left view) or x + d; lane i's is kb + i */
+    for (int kb = x + s * dlo, kend = x + s * (dhi + 1); kb != kend; kb += s, dv = _mm_add_epi32(dv, one)) {
         const __m128 ae = _mm_and_ps(_mm_sub_ps(_mm_loadu_ps(B + kb), vp), sign);
         const __m128 ok = _mm_cmple_ps(ae, vT);
         const __m128 t0 = _mm_and_ps(_mm_sub_ps(am, _mm_loadu_ps(B + kb - 1)), sign);
         const __m128 t2 = _mm_and_ps(_mm_sub_ps(ap, _mm_loadu_ps(B + kb + 1)), sign);
         __m128 c = _mm_div_ps(_mm_add_ps(_mm_add_ps(t0, ae), t2), three);
         const int redo = _mm_movemask_ps(_mm_andnot_ps(_mm_cmplt_ps(c, inf), ok));
-        if (redo) {
+        if (__builtin_expect(redo, 0)) {
             float cs[4];
             _mm_storeu_ps(cs, c);
             for (int i = 0; i < 4; i++)
@@ -202,12 +205,127 @@ static int group4(const row_ctx *r, int x, int s, float *out, int *hf, int *he)
         best = _mm_or_ps(_mm_and_ps(upd, c), _mm_andnot_ps(upd, best));
         bd = _mm_or_si128(_mm_and_si128(_mm_castps_si128(upd), dv), _mm_andnot_si128(_mm_castps_si128(upd), bd));
     }
-    int bds[4];
-    _mm_storeu_si128((__m128i *)bds, bd);
-    for (int i = 0; i < 4; i++)
-        out[i] = bds[i] == INT_MIN ? NAN : subpixel_disp(B, x + i, s, s < 0 ? x + i - bds[i] : x + i + bds[i], A[x + i], r->subpixel);
+    /* rule 4 on the lanes, the operations of subpixel_disp: r0 = B(bx), e = p - r0, the
+     * neighbour r1 on the side of p, t = e / (r1 - r0) or -e / (r0 - r1), at most 1 (t is
+     * no NaN where it is used: r1 - r0 or r0 - r1 is then > 0); lanes without a match
+     * look at bx = x + i and are NaN in the end */
+    const __m128 found = _mm_cmplt_ps(best, inf);
+    bd = _mm_and_si128(bd, _mm_castps_si128(found));
+    const __m128i xi = _mm_add_epi32(_mm_set1_epi32(x), _mm_setr_epi32(0, 1, 2, 3));
+    int bx[4];
+    _mm_storeu_si128((__m128i *)bx, s < 0 ? _mm_sub_epi32(xi, bd) : _mm_add_epi32(xi, bd));
+    __m128 disp = _mm_cvtepi32_ps(bd); /* (float)(x - bx) or (float)(bx - x) */
+    if (r->subpixel) {
+        const __m128 neg = _mm_set1_ps(-0.0f);
+        const __m128 r0 = _mm_setr_ps(B[bx[0]], B[bx[1]], B[bx[2]], B[bx[3]]);
+        const __m128 rp = _mm_setr_ps(B[bx[0] + 1], B[bx[1] + 1], B[bx[2] + 1], B[bx[3] + 1]);
+        const __m128 rm = _mm_setr_ps(B[bx[0] - 1], B[bx[1] - 1], B[bx[2] - 1], B[bx[3] - 1]);
+        const __m128 e = _mm_sub_ps(vp, r0), up = _mm_cmpge_ps(e, _mm_setzero_ps());
+#define SEL(m, a, b) _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b))
+        const __m128 r1 = SEL(up, rp, rm);
+        const __m128 t = _mm_div_ps(SEL(up, e, _mm_xor_ps(e, neg)), SEL(up, _mm_sub_ps(r1, r0), _mm_sub_ps(r0, r1)));
+        const __m128 t1 = _mm_min_ps(t, _mm_set1_ps(1.0f));
+        const __m128 use = _mm_andnot_ps(_mm_cmpeq_ps(r1, ninf), SEL(up, _mm_cmpgt_ps(r1, r0), _mm_cmplt_ps(r1, r0)));
+        const __m128 off = _mm_and_ps(use, SEL(up, t1, _mm_xor_ps(t1, neg)));
+        disp = s < 0 ? _mm_sub_ps(disp, off) : _mm_add_ps(disp, off);
+    }
+    _mm_storeu_ps(out, SEL(found, disp, _mm_set1_ps(NAN)));
+#undef SEL
     return 1;
 }
+
+/* The two views, each with its s fixed. */
+static int group4_left(const row_ctx *r, int x, float *out, int *hf, int *he) { return group4(r, x, -1, out, hf, he); }
+static int group4_right(const row_ctx *r, int x, float *out, int *hf, int *he) { return group4(r, x, 1, out, hf, he); }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define PHASE_AVX2 1
+#define AVX2 __attribute__((target("avx2")))
+
+/* group4 with eight pixels x .. x + 7 in the lanes of AVX2 (where the processor has it):
+ * the same tests and float operations, lane for lane; the padding of eight either side
+ * of the rows covers the reads (k from kf - 7 to ke - 1, each with its neighbours). */
+static inline AVX2 __attribute__((always_inline)) int group8(const row_ctx *r, int x, const int s, float *out,
+                                                             int *hf, int *he)
+{
+    const float *A = r->own, *B = r->other, *S = r->smax;
+    const int W = r->W, M = r->M, D = r->D;
+    const float T = r->T;
+    const __m256 ninf = _mm256_set1_ps(-INFINITY);
+    const __m256 am = _mm256_loadu_ps(A + x - 1), vp = _mm256_loadu_ps(A + x), ap = _mm256_loadu_ps(A + x + 1);
+    if (_mm256_movemask_ps(_mm256_or_ps(_mm256_cmp_ps(am, ninf, _CMP_EQ_OQ), _mm256_cmp_ps(ap, ninf, _CMP_EQ_OQ))))
+        return 0;
+    int lo = s < 0 ? x - (M + D - 1) : x + M, hi0 = s < 0 ? x - M : x + M + D - 1;
+    int lo7 = lo + 7, hi = hi0 + 7;
+    lo = lo < 0 ? 0 : lo, lo7 = lo7 < 0 ? 0 : lo7;
+    hi0 = hi0 > W - 1 ? W - 1 : hi0, hi = hi > W - 1 ? W - 1 : hi;
+    if (lo > hi0 || lo7 > hi || r->rstart[hi] > lo)
+        return 0;
+    __m128 mn = _mm_min_ps(_mm256_castps256_ps128(vp), _mm256_extractf128_ps(vp, 1));
+    __m128 mx = _mm_max_ps(_mm256_castps256_ps128(vp), _mm256_extractf128_ps(vp, 1));
+    mn = _mm_min_ps(mn, _mm_shuffle_ps(mn, mn, _MM_SHUFFLE(2, 3, 0, 1)));
+    mx = _mm_max_ps(mx, _mm_shuffle_ps(mx, mx, _MM_SHUFFLE(2, 3, 0, 1)));
+    mn = _mm_min_ps(mn, _mm_shuffle_ps(mn, mn, _MM_SHUFFLE(1, 0, 3, 2)));
+    mx = _mm_max_ps(mx, _mm_shuffle_ps(mx, mx, _MM_SHUFFLE(1, 0, 3, 2)));
+    const int kf = first_fail(S, lo, hi, _mm_cvtss_f32(mn), -T, 0, *hf);
+    *hf = kf;
+    const int ke = kf > hi ? kf : first_fail(S, kf, hi, _mm_cvtss_f32(mx), T, 1, *he > kf ? *he : kf);
+    *he = ke;
+    int dlo = s < 0 ? x - ke + 1 : kf - x - 7, dhi = s < 0 ? x + 7 - kf : ke - 1 - x;
+    dlo = dlo < M ? M : dlo;
+    dhi = dhi > M + D - 1 ? M + D - 1 : dhi;
+    const __m256 sign = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)), inf = _mm256_set1_ps(INFINITY);
+    const __m256 vT = _mm256_set1_ps(T), three = _mm256_set1_ps(3.0f);
+    __m256 best = inf;
+    __m256i bd = _mm256_set1_epi32(INT_MIN), dv = _mm256_set1_epi32(dlo);
+    const __m256i one = _mm256_set1_epi32(1);
+    for (int kb = x + s * dlo, kend = x + s * (dhi + 1); kb != kend; kb += s, dv = _mm256_add_epi32(dv, one)) {
+        const __m256 ae = _mm256_and_ps(_mm256_sub_ps(_mm256_loadu_ps(B + kb), vp), sign);
+        const __m256 ok = _mm256_cmp_ps(ae, vT, _CMP_LE_OQ);
+        const __m256 t0 = _mm256_and_ps(_mm256_sub_ps(am, _mm256_loadu_ps(B + kb - 1)), sign);
+        const __m256 t2 = _mm256_and_ps(_mm256_sub_ps(ap, _mm256_loadu_ps(B + kb + 1)), sign);
+        __m256 c = _mm256_div_ps(_mm256_add_ps(_mm256_add_ps(t0, ae), t2), three);
+        const int redo = _mm256_movemask_ps(_mm256_andnot_ps(_mm256_cmp_ps(c, inf, _CMP_LT_OQ), ok));
+        if (__builtin_expect(redo, 0)) {
+            float cs[8];
+            _mm256_storeu_ps(cs, c);
+            for (int i = 0; i < 8; i++)
+                if (redo >> i & 1)
+                    cs[i] = window_cost(A, B, W, x + i, kb + i, 1);
+            c = _mm256_loadu_ps(cs);
+        }
+        const __m256 upd = _mm256_and_ps(ok, _mm256_cmp_ps(c, best, _CMP_LT_OQ));
+        best = _mm256_blendv_ps(best, c, upd);
+        bd = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(bd), _mm256_castsi256_ps(dv), upd));
+    }
+    const __m256 found = _mm256_cmp_ps(best, inf, _CMP_LT_OQ);
+    bd = _mm256_and_si256(bd, _mm256_castps_si256(found));
+    const __m256i xi = _mm256_add_epi32(_mm256_set1_epi32(x), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256i bx = s < 0 ? _mm256_sub_epi32(xi, bd) : _mm256_add_epi32(xi, bd);
+    __m256 disp = _mm256_cvtepi32_ps(bd);
+    if (r->subpixel) {
+        const __m256 neg = _mm256_set1_ps(-0.0f);
+        const __m256 r0 = _mm256_i32gather_ps(B, bx, 4), rp = _mm256_i32gather_ps(B + 1, bx, 4);
+        const __m256 rm = _mm256_i32gather_ps(B - 1, bx, 4);
+        const __m256 e = _mm256_sub_ps(vp, r0), up = _mm256_cmp_ps(e, _mm256_setzero_ps(), _CMP_GE_OQ);
+        const __m256 r1 = _mm256_blendv_ps(rm, rp, up);
+        const __m256 t = _mm256_div_ps(_mm256_blendv_ps(_mm256_xor_ps(e, neg), e, up),
+                                       _mm256_blendv_ps(_mm256_sub_ps(r0, r1), _mm256_sub_ps(r1, r0), up));
+        const __m256 t1 = _mm256_min_ps(t, _mm256_set1_ps(1.0f));
+        const __m256 use = _mm256_andnot_ps(_mm256_cmp_ps(r1, ninf, _CMP_EQ_OQ),
+                                            _mm256_blendv_ps(_mm256_cmp_ps(r1, r0, _CMP_LT_OQ),
+                                                             _mm256_cmp_ps(r1, r0, _CMP_GT_OQ), up));
+        const __m256 off = _mm256_and_ps(use, _mm256_blendv_ps(_mm256_xor_ps(t1, neg), t1, up));
+        disp = s < 0 ? _mm256_sub_ps(disp, off) : _mm256_add_ps(disp, off);
+    }
+    _mm256_storeu_ps(out, _mm256_blendv_ps(_mm256_set1_ps(NAN), disp, found));
+    return 1;
+}
+
+static AVX2 int group8_left(const row_ctx *r, int x, float *out, int *hf, int *he) { return group8(r, x, -1, out, hf, he); }
+static AVX2 int group8_right(const row_ctx *r, int x, float *out, int *hf, int *he) { return group8(r, x, 1, out, hf, he); }
+#endif
 #endif
 
 /* Rules 1-6 for pixel x of the own row; s = -1: left view (match x - d), +1: right view
@@ -296,6 +414,7 @@ typedef struct {
     int right_view;
     float *out;
     float *scratch; /* per task: 2 padded float rows, 2 float rows, 2 int rows */
+    int simd;       /* the grouped search: 0 none, 1 SSE2 (four pixels), 2 AVX2 (eight) */
 } match_job;
 
 /* -inf either side of a lit row (ordered3 reads one pixel before it and up to eight
@@ -357,7 +476,7 @@ static void match_task(void *arg, int index, int count)
                  p->search == GVIS_PHASE_ORDERED, p->subpixel, p->tol};
     const row_ctx *own = j->right_view ? &R : &L, *oth = j->right_view ? &L : &R;
     const int s = j->right_view ? 1 : -1;
-    const int groups = p->search == GVIS_PHASE_ORDERED && p->window == 3;
+    const int groups = p->search == GVIS_PHASE_ORDERED && p->window == 3 ? j->simd : 0;
     for (size_t r = r0; r < r1; r++) {
         const size_t y = (size_t)y0 + r;
         lit_row(j->a + y * j->pitch, W, p->valid_min, la);
@@ -374,10 +493,17 @@ static void match_task(void *arg, int index, int count)
          * x - 1: the pixels' searches then do not wait one for another */
         int hint[4] = {0, 0, 0, 0}, hint2[4] = {0, 0, 0, 0}, hf = 0, he = 0;
         for (int x = x0; x < x1;) {
-            float v[4];
+            float v[8];
             int n = 1;
+#ifdef PHASE_AVX2
+            if (groups >= 2 && x + 8 <= x1 &&
+                (s < 0 ? group8_left(own, x, v, &hf, &he) : group8_right(own, x, v, &hf, &he)))
+                n = 8;
+            else
+#endif
 #ifdef PHASE_GROUPS
-            if (groups && x + 4 <= x1 && group4(own, x, s, v, &hf, &he))
+                if (groups >= 1 && x + 4 <= x1 &&
+                    (s < 0 ? group4_left(own, x, v, &hf, &he) : group4_right(own, x, v, &hf, &he)))
                 n = 4;
             else
 #endif
@@ -399,6 +525,9 @@ static void match_task(void *arg, int index, int count)
     }
 }
 
+static int simd_cap = 2;
+void gvis_phase_cpu_simd(int level) { simd_cap = level; }
+
 int gvis_phase_match_cpu(const float *a, const float *b, size_t pitch, int width, int height,
                          const gvis_phase_params *p, int right_view, float *out)
 {
@@ -409,7 +538,15 @@ int gvis_phase_match_cpu(const float *a, const float *b, size_t pitch, int width
     float *scratch = malloc(sizeof(float) * task_floats(width) * (size_t)tasks);
     if (!scratch)
         return gvis_error(GVIS_E_NOMEM, "out of memory for phase matching rows");
-    match_job j = {a, b, pitch, width, height, p, right_view, out, scratch};
+    int simd = 0;
+#ifdef PHASE_GROUPS
+    simd = 1;
+#endif
+#ifdef PHASE_AVX2
+    if (__builtin_cpu_supports("avx2"))
+        simd = 2;
+#endif
+    match_job j = {a, b, pitch, width, height, p, right_view, out, scratch, simd < simd_cap ? simd : simd_cap};
     gvis_parallel(tasks, match_task, &j);
     free(scratch);
     return GVIS_OK;
