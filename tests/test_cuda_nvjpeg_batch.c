@@ -18,7 +18,9 @@
  *    and to PNG (the device warp's image output, for the files decoded on the CPU too);
  *  - the decode stage's -v line (decoders warmed up, batches); the same GPU twice
  *    (cuda:0,0: one stage shared by both entries) and batches of 4 with 8 compute
- *    threads: byte for byte the first run's outputs.
+ *    threads: byte for byte the first run's outputs;
+ *  - --jpeg-codec auto (files decoded on the cores while the decoders warm up): within
+ *    the bound, the counts adding up, the cut file failing alone.
  * Exits 77 without a GPU or without nvJPEG (unless GVIS_NVJPEG_REQUIRED=1). */
 #include <math.h>
 #include <stdlib.h>
@@ -368,6 +370,31 @@ int main(void)
     CHECKF(c[0] == ngpu_dec && c[4] >= (ngpu_dec + 3) / 4, "batch 4: %ld decoded by nvJPEG in %ld batches", c[0],
            c[4]);
     compare("g_nv4", "g_nv", png_names, n, 1);
+
+    /* 7. --jpeg-codec auto: files still queued while the decoders warm up are decoded on
+     * the cores (as many as the warm-up lasts): the same outputs within the bound, the
+     * counts adding up, the cut file failing alone */
+    rc = run("", "auto", "gauss --sigma 1.5 -j 4", "g_auto/{stem}.png");
+    CHECKF(rc == 1, "auto run: exit %d", rc);
+    {
+        char path[256], line[1024];
+        snprintf(path, sizeof path, "%s/auto.log", dir);
+        FILE *f = fopen(path, "r");
+        long a[4] = {-1, -1, -1, -1};
+        while (f && fgets(line, sizeof line, f)) {
+            const char *p = strstr(line, "JPEG: ");
+            if (p)
+                sscanf(p, "JPEG: %ld decoded by nvJPEG, %ld by libjpeg-turbo", &a[0], &a[1]);
+        }
+        if (f)
+            fclose(f);
+        CHECKF(a[0] >= 0 && a[0] + a[1] == ngpu_dec + ncpu_dec, "auto: %ld by nvJPEG + %ld by libjpeg-turbo", a[0],
+               a[1]);
+        printf("auto: %ld decoded by nvJPEG, %ld by libjpeg-turbo\n", a[0], a[1]);
+    }
+    compare("g_auto", "g_cpu", png_names, n, 0);
+    snprintf(cmd, sizeof cmd, "test ! -e %s/g_auto/p10x_cut.png && test $(ls %s/g_auto | wc -l) = %d", dir, dir, n);
+    CHECKF(system(cmd) == 0, "g_auto holds other than the %d outputs", n);
 
     printf("against the CPU codec: worst PSNR %.2f dB, largest difference %d (bound %.1f dB, %d)\n", worst_psnr,
            worst_diff, GVIS_NVJPEG_MIN_PSNR, GVIS_NVJPEG_MAX_DIFF);

@@ -189,8 +189,10 @@ static int st_read(void *v, int thread, int index, int slot)
         return fail(s, rc);
     gvis_ctx *c = r->rctx[thread];
     bind(c);
-    if (r->gpu_jpeg)
+    if (r->gpu_jpeg) {
+        gvis_gpu_reader_nice();
         return read_jpeg(r, s, c, b->inputs[index], index);
+    }
     gvis_decode_fn decode = b->stages[0].decode ? b->stages[0].decode : gvis_load;
     lend(r, s, 0);
     rc = decode(c, b->inputs[index], &s->src);

@@ -1,7 +1,14 @@
 /* The staged batch's device steps for nvJPEG (images_gpu.h). */
 #include "images_gpu.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "codec.h"
 #include "internal.h"
@@ -100,7 +107,28 @@ int gvis_gpu_encode(gvis_ctx *c, const gvis_dev_image *d, gvis_meta *meta, gvis_
     return rc;
 }
 
-#else /* without CUDA the batch never takes these steps */
+#endif
+
+void gvis_gpu_reader_nice(void)
+{
+#if defined(__linux__) && defined(SYS_gettid)
+    static _Thread_local int done;
+    if (done)
+        return;
+    done = 1;
+    const char *e = getenv("GVIS_JPEG_READER_NICE");
+    int step = e && *e ? atoi(e) : 5;
+    if (step <= 0)
+        return;
+    id_t tid = (id_t)syscall(SYS_gettid);
+    errno = 0;
+    int p = getpriority(PRIO_PROCESS, tid);
+    if (p != -1 || errno == 0)
+        (void)setpriority(PRIO_PROCESS, tid, p + step > 19 ? 19 : p + step);
+#endif
+}
+
+#ifndef GVIS_HAVE_CUDA /* without CUDA the batch never takes these steps */
 int gvis_gpu_decode(gvis_ctx *c, gvis_jbatch_req *req, gvis_meta *meta, gvis_dev_image *out)
 {
     (void)c, (void)req, (void)meta, (void)out;
