@@ -1,9 +1,11 @@
 /* The quality stages on CUDA (cuda/stereo/quality_cuda.h) against the CPU rules
  * (lib/stereo/cross_aggregate.c, refine.c, sgm.h step 4), exactly, on random inputs of
- * awkward sizes (1x1, 1xN, Nx1, odd widths, 631x479), a pitched guide (pitch != width),
- * D not a multiple of 32, min-disp of every sign; then the whole pipeline with
- * --preset quality's stages on both devices, maps byte-identical.  Each stage is also
- * checked against a naive reference here (arms, one path direction summed).
+ * awkward sizes (1x1, 1xN, Nx1, odd widths, 631x479, lines longer than the kernels'
+ * tiles), a pitched guide (pitch != width), D from 1 to 512 and not a multiple of 32,
+ * min-disp of every sign, a long-armed guide with costs over the whole u8 range (the
+ * largest sums), outputs poisoned first; then the whole pipeline with --preset quality's
+ * stages on both devices, maps byte-identical.  Naive references here: the arms' rule,
+ * and each path direction over a volume (the per-direction u8 volumes).
  * Exits 77 (skipped) without a usable GPU. */
 #include <stdlib.h>
 #include <string.h>
