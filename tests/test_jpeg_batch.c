@@ -2,7 +2,8 @@
  * CPU, driven as the batch drives it: reader threads submit files into a bounded ring of
  * slots, compute threads wait for them, check them and give their buffers back.  The
  * stand-in copies each request's bytes into its buffer after a short sleep (the engines'
- * time), refuses some ('R') and fails on others ('F'); its warm-up sleeps.  Checked:
+ * time), refuses some ('R') and fails on others ('F'); its warm-up sleeps.  A stage no
+ * file comes to starts no thread.  Checked:
  * every file answered once with its own bytes and status; submitting never waits for the
  * warm-up; no batch over the limit and none before its decoder is warm; at most two
  * batches at once; batches fill while the compute threads are slow; the pool makes no
@@ -256,7 +257,7 @@ static void run(struct params p, const char *what)
     CHECK(st.batches == atomic_load(&f.calls));
     CHECKF(st.stolen == g.stolen && g.stolen_late == 0, "%s: %d stolen (%ld counted), %d after the warm-up", what,
            g.stolen, st.stolen, g.stolen_late);
-    if (p.steal && p.warm_us >= 50000 && p.fail_warm != 3)
+    if (p.steal && p.warm_us >= 100000 && p.fail_warm != 3)
         CHECKF(g.stolen > 0 && g.stolen < p.n, "%s: %d of %d stolen during a %u us warm-up", what, g.stolen, p.n,
                p.warm_us);
     CHECK(st.largest <= p.max_batch);
@@ -265,9 +266,10 @@ static void run(struct params p, const char *what)
            "%s: %zu bytes in the pool (budget %zu, %d slots)", what, st.pool_bytes, p.budget, p.slots);
     if (!p.budget)
         CHECKF(st.buffers <= 3 * p.slots, "%s: %ld buffers for %d slots", what, st.buffers, p.slots);
-    /* submitting never waits for a warm-up (it is 50+ ms here) */
-    if (p.warm_us >= 50000)
-        CHECKF(g.max_submit_ms < p.warm_us / 2000.0, "%s: a submit took %.1f ms during a %.0f ms warm-up", what,
+    /* submitting never waits for a warm-up (150 ms here; one that waited would take about
+     * that long, on a loaded machine a submit may be descheduled for tens of ms) */
+    if (p.warm_us >= 100000)
+        CHECKF(g.max_submit_ms < p.warm_us * 0.8 / 1000.0, "%s: a submit took %.1f ms during a %.0f ms warm-up", what,
                g.max_submit_ms, p.warm_us / 1000.0);
     if (p.fail_warm == 3) {
         CHECKF(g.broken + g.withdrawn == p.n && st.batches == 0, "%s: %d of %d answered -2, %ld batches", what,
@@ -283,11 +285,36 @@ static void run(struct params p, const char *what)
     pthread_cond_destroy(&g.cv);
 }
 
+/* A stage no file comes to starts no thread: stopping it waits for no warm-up. */
+static int warm_calls;
+static int count_warm(void *user, int k)
+{
+    (void)user, (void)k;
+    warm_calls++;
+    usleep(300000);
+    return 0;
+}
+
+static void idle(void)
+{
+    struct fake f = {.max_batch = 16};
+    double t0 = gvis_now_ms();
+    gvis_jbatch *jb = gvis_jbatch_start_with(16, 8, 0, count_warm, fake_run, &f);
+    CHECK(jb != NULL);
+    gvis_jbatch_stats st;
+    gvis_jbatch_get_stats(jb, &st);
+    gvis_jbatch_stop(jb);
+    double ms = gvis_now_ms() - t0;
+    printf("idle stage: stopped after %.1f ms, %d warm-ups\n", ms, warm_calls);
+    CHECKF(ms < 150 && warm_calls == 0 && st.batches == 0, "idle stage: %.1f ms, %d warm-ups", ms, warm_calls);
+}
+
 int main(void)
 {
     alarm(120); /* a deadlock fails the test rather than hanging it */
+    idle();
     /* readers fast, compute slow: the queue fills, batches come near the limit */
-    struct params base = {8, 8, 600, 48, 16, 8, 0, 0, 0, 60000, 2000, 200, 0};
+    struct params base = {8, 8, 600, 48, 16, 8, 0, 0, 0, 150000, 2000, 200, 0};
     run(base, "fill");
     struct params q = base;
     q.compute_us = 3000;

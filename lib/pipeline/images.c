@@ -428,7 +428,8 @@ gvis_ctx *gvis_io_ctx(const gvis_ctx *from)
     return c;
 }
 
-/* A decode stage for each GPU of the list (entries on one GPU share it), started now;
+/* A decode stage for each GPU of the list (entries on one GPU share it; its threads
+ * start with the first bitstream a reader submits);
  * two batches more slots per stage, so that the readers' bitstreams can queue up.  The
  * device of entry e is that of worker e's context (made here, on entry e, where the
  * worker has not one yet).  Non-zero: out of memory. */
@@ -476,11 +477,11 @@ static void stop_stages(struct run *r)
             snprintf(ready, sizeof ready, "no decoder");
         else
             snprintf(ready, sizeof ready,
-                     "decoders ready %.0f ms after its start (made in %.0f ms, warmed up on their threads by %.0f "
-                     "and %.0f ms)",
+                     "decoders ready %.0f ms after the first file (made in %.0f ms, warmed up on their threads by "
+                     "%.0f and %.0f ms)",
                      st.ready_ms, st.make_ms, st.warm_ms[0], st.warm_ms[1]);
         gvis_log(r->b->ctxs[0], GVIS_LOG_INFO,
-                 "cuda:%d: JPEG decode stage: %s, first file queued at %.0f ms; %ld batches of %.1f on average "
+                 "cuda:%d: JPEG decode stage: %s, first file queued %.0f ms after the batch's start; %ld batches of %.1f on average "
                  "(largest %ld), %.0f ms in batches (buffers %.0f, checks %.0f, nvjpegDecodeBatched %.0f, sync %.0f); "
                  "%ld device buffers, %.0f MB; %ld decoded on the cores while the decoders warmed up",
                  gvis_jbatch_device(r->stage[k]), ready, st.first_wait_ms, st.batches,
@@ -502,8 +503,8 @@ int gvis_image_batch_run(const gvis_image_batch *b)
     struct run r = {.b = b, .inflight = b->inflight};
     int reported = -1, pool = 0;
     /* where the workers' contexts decode and encode JPEG on the GPU (nvJPEG): a decode
-     * stage per GPU of the list, started now, so that its decoders are made and warmed up
-     * while the readers read the first files */
+     * stage per GPU of the list, whose decoders are made and warmed up from the first
+     * bitstream on, while the readers read the next files */
     r.gpu_jpeg = b->ctxs[0]->nvj && !b->stages[0].decode;
     if (r.gpu_jpeg && start_stages(&r))
         goto out;

@@ -36,7 +36,7 @@ struct gvis_jbatch {
     int ready[DECODERS], busy[DECODERS];
     pthread_t th[DECODERS];
     struct targ targ[DECODERS];
-    int threads;
+    int spawned, threads; /* the threads start with the first file (spawn) */
     gvis_jbatch_warm_fn warm; /* a stand-in decoder (tests); NULL: nvJPEG */
     gvis_jbatch_run_fn run;
     void *user;
@@ -46,7 +46,7 @@ struct gvis_jbatch {
     size_t bytes, budget;
     int held;
     long buffers;
-    double t_start, first_submit;
+    double t_start, t_spawn, first_submit;
     gvis_jbatch_stats st;
     gvis_jbatch_nv *nv; /* the nvJPEG decoders (jpeg_batch_nv.c) */
 };
@@ -167,7 +167,7 @@ static void tried(gvis_jbatch *jb, int k, int ok, double t0, const char *why)
     jb->ready[k] = ok;
     jb->st.warm_ms[k] = ok ? gvis_now_ms() - t0 : -1;
     if (ok && jb->st.ready_ms < 0)
-        jb->st.ready_ms = gvis_now_ms() - jb->t_start;
+        jb->st.ready_ms = gvis_now_ms() - jb->t_spawn;
     if (k == 0 && !ok && why && why[0])
         snprintf(jb->broken_why, sizeof jb->broken_why, "%s", why);
     if (++jb->tried == jb->threads) {
@@ -327,8 +327,17 @@ static gvis_jbatch *start(int device, int max_batch, int min_batch, size_t budge
     jb->first_submit = -1;
     jb->st.ready_ms = -1;
     jb->st.warm_ms[0] = jb->st.warm_ms[1] = -1;
+    return jb;
+}
+
+/* Under the lock, at the first file: the decoder threads, which make and warm up the
+ * decoders at once (a batch with no file for the engines starts none, and waits for no
+ * warm-up at its end). */
+static void spawn(gvis_jbatch *jb)
+{
+    jb->spawned = 1;
+    jb->t_spawn = gvis_now_ms();
     jb->threads = DECODERS;
-    pthread_mutex_lock(&jb->mu);
     for (int k = 0; k < DECODERS; k++) {
         jb->targ[k] = (struct targ){jb, k};
         if (pthread_create(&jb->th[k], NULL, decoder_main, &jb->targ[k])) {
@@ -336,15 +345,10 @@ static gvis_jbatch *start(int device, int max_batch, int min_batch, size_t budge
             break;
         }
     }
-    pthread_mutex_unlock(&jb->mu);
     if (jb->threads == 0) {
-        pthread_mutex_destroy(&jb->mu);
-        pthread_cond_destroy(&jb->cv);
-        pthread_cond_destroy(&jb->done_cv);
-        free(jb);
-        return NULL;
+        jb->broken = 1;
+        snprintf(jb->broken_why, sizeof jb->broken_why, "cannot start the JPEG decoder threads");
     }
-    return jb;
 }
 
 gvis_jbatch *gvis_jbatch_start(int device, int max_batch, int min_batch)
@@ -390,6 +394,8 @@ void gvis_jbatch_submit(gvis_jbatch *jb, gvis_jbatch_req *r)
     pthread_mutex_lock(&jb->mu);
     if (jb->first_submit < 0)
         jb->first_submit = gvis_now_ms() - jb->t_start;
+    if (!jb->spawned)
+        spawn(jb);
     if (jb->broken) {
         finish(r, -2, jb->broken_why);
     } else {

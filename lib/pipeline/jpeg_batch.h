@@ -5,8 +5,8 @@
  * many as wait, up to the batch size, decode them in one nvjpegDecodeBatched call into
  * device buffers of the stage's pool, and hand them over; the compute thread of the file
  * waits for it, works on the device image and gives the buffer back.  The decoders are
- * made and warmed up (one small decode each) on their threads as soon as the stage
- * starts, while the readers read the first files: no compute thread waits for the
+ * made and warmed up (one small decode each) on their threads as soon as the first file
+ * is submitted, while the readers read the next ones: no compute thread waits for the
  * engines' first use in series. */
 #ifndef GVIS_JPEG_BATCH_H
 #define GVIS_JPEG_BATCH_H
@@ -42,8 +42,8 @@ typedef struct gvis_jbatch_req {
 
 /* A stage on CUDA device `device` with batches of at most max_batch (1..128); while one
  * batch decodes, the other decoder leaves once min_batch files wait (or that batch ends).
- * Its threads start now and make and warm the decoders at once.  NULL: out of memory or
- * no thread. */
+ * Its threads start with the first file submitted and make and warm the decoders at
+ * once (a batch with no file for the engines makes none).  NULL: out of memory. */
 gvis_jbatch *gvis_jbatch_start(int device, int max_batch, int min_batch);
 /* Stops the threads and frees everything; every request must have been released. */
 void gvis_jbatch_stop(gvis_jbatch *jb);
@@ -71,15 +71,15 @@ int gvis_jbatch_device(const gvis_jbatch *jb);
 typedef struct {
     long batches, images, largest;
     double make_ms;      /* decoder 0's making (the hardware handle, a state, a stream) */
-    double warm_ms[2];   /* from the start to each decoder ready: made and its first decode
-                          * done, on its thread (-1: none yet, or none) */
-    double ready_ms;     /* from the start to the first decoder ready */
+    double warm_ms[2];   /* from the threads' start to each decoder ready: made and its
+                          * first decode done, on its thread (-1: none yet, or none) */
+    double ready_ms;     /* from the first file (the threads' start) to the first decoder ready */
     double decode_ms;    /* in batches, all decoders: of which */
     double alloc_ms;     /* device buffers made */
     double check_ms;     /* nvjpegDecodeBatchedSupported, per file */
     double call_ms;      /* nvjpegDecodeBatched */
     double sync_ms;      /* the stream's synchronization */
-    double first_wait_ms; /* from the start to the first file's submission */
+    double first_wait_ms; /* from the stage's making to the first file's submission */
     long buffers;        /* device buffers made by the pool (allocations, all told) */
     long stolen;         /* files withdrawn by gvis_jbatch_steal */
     size_t pool_bytes;   /* the pool's buffers now */
