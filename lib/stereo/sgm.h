@@ -76,7 +76,8 @@
  * lib/stereo/cross_aggregate.c's rule between steps 3 and 4; refine runs
  * lib/stereo/refine.c's rule on the left map after step 7 (before step 8).  On the GPU
  * (cuda/stereo/quality_cuda.h: cross_arms, cross_aggregate, sgm_path_volume,
- * refine_*.cu) the same integer rules; not yet run on a GPU.
+ * refine_*.cu) the same integer rules, checked against these by tests/test_cuda_quality
+ * on an H100 (1494 checks, 2026-11-26).
  */
 #ifndef GVIS_SGM_H
 #define GVIS_SGM_H
