@@ -19,8 +19,8 @@
  *  - the decode stage's -v line (decoders warmed up, batches); the same GPU twice
  *    (cuda:0,0: one stage shared by both entries) and batches of 4 with 8 compute
  *    threads: byte for byte the first run's outputs;
- *  - --jpeg-codec auto (files decoded on the cores while the decoders warm up): within
- *    the bound, the counts adding up, the cut file failing alone.
+ *  - --jpeg-codec auto: within the bound, the counts adding up, the cut file failing
+ *    alone.
  * Exits 77 without a GPU or without nvJPEG (unless GVIS_NVJPEG_REQUIRED=1). */
 #include <math.h>
 #include <stdlib.h>
@@ -371,9 +371,8 @@ int main(void)
            c[4]);
     compare("g_nv4", "g_nv", png_names, n, 1);
 
-    /* 7. --jpeg-codec auto: files still queued while the decoders warm up are decoded on
-     * the cores (as many as the warm-up lasts): the same outputs within the bound, the
-     * counts adding up, the cut file failing alone */
+    /* 7. --jpeg-codec auto: the same outputs within the bound, the counts adding up, the
+     * cut file failing alone */
     rc = run("", "auto", "gauss --sigma 1.5 -j 4", "g_auto/{stem}.png");
     CHECKF(rc == 1, "auto run: exit %d", rc);
     {

@@ -483,10 +483,10 @@ static void stop_stages(struct run *r)
         gvis_log(r->b->ctxs[0], GVIS_LOG_INFO,
                  "cuda:%d: JPEG decode stage: %s, first file queued %.0f ms after the batch's start; %ld batches of %.1f on average "
                  "(largest %ld), %.0f ms in batches (buffers %.0f, checks %.0f, nvjpegDecodeBatched %.0f, sync %.0f); "
-                 "%ld device buffers, %.0f MB; %ld decoded on the cores while the decoders warmed up",
+                 "%ld device buffers, %.0f MB",
                  gvis_jbatch_device(r->stage[k]), ready, st.first_wait_ms, st.batches,
                  st.batches ? (double)st.images / (double)st.batches : 0.0, st.largest, st.decode_ms, st.alloc_ms,
-                 st.check_ms, st.call_ms, st.sync_ms, st.buffers, (double)st.pool_bytes / 1048576.0, st.stolen);
+                 st.check_ms, st.call_ms, st.sync_ms, st.buffers, (double)st.pool_bytes / 1048576.0);
         gvis_jbatch_stop(r->stage[k]);
     }
     free(r->stage);

@@ -36,8 +36,6 @@ int gvis_gpu_decode(gvis_ctx *c, gvis_jbatch_req *req, gvis_meta *meta, gvis_dev
     int orient = meta && !c->io.no_autorotate && meta->orientation >= 2 && meta->orientation <= 8 ? meta->orientation
                                                                                                     : 1;
     char why[256] = "";
-    if (c->io.jpeg_codec == GVIS_JPEG_CODEC_AUTO && gvis_jbatch_steal(req))
-        return GVIS_NVJ_DECLINED; /* the engines are still warming up: the cores decode it */
     int got = gvis_jbatch_wait(req, why, sizeof why);
     c->timing.load_ms += gvis_now_ms() - t0;
     if (got == -2 && c->io.jpeg_codec != GVIS_JPEG_CODEC_NVJPEG) { /* no engines: the CPU, said once */

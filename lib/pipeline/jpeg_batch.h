@@ -58,8 +58,9 @@ int gvis_jbatch_wait(gvis_jbatch_req *r, char *why, size_t why_len);
 void gvis_jbatch_release(gvis_jbatch_req *r);
 /* Withdraws r (released: the caller decodes it on the CPU) where it is still queued and
  * no decoder of the stage is ready yet (they are being made and warmed up); 1 when
- * withdrawn, 0 otherwise (wait for it).  For --jpeg-codec auto: the compute threads
- * decode on the cores while the engines warm up. */
+ * withdrawn, 0 otherwise (wait for it).  Not used by the batch: with --jpeg-codec auto
+ * stealing this way measured slower on an H100 (J300: 117/111 images/s against 136/137
+ * without, the lead's call of 07:00, docs/notes-nvjpeg.md). */
 int gvis_jbatch_steal(gvis_jbatch_req *r);
 /* Files submitted and not yet decoded (queued or in a batch): where a reader sends the
  * next one. */
