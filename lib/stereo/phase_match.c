@@ -477,6 +477,7 @@ static void match_task(void *arg, int index, int count)
     const row_ctx *own = j->right_view ? &R : &L, *oth = j->right_view ? &L : &R;
     const int s = j->right_view ? 1 : -1;
     const int groups = p->search == GVIS_PHASE_ORDERED && p->window == 3 ? j->simd : 0;
+    (void)groups; /* no SIMD groups on a processor without SSE2 */
     for (size_t r = r0; r < r1; r++) {
         const size_t y = (size_t)y0 + r;
         lit_row(j->a + y * j->pitch, W, p->valid_min, la);
