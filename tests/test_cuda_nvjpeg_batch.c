@@ -155,7 +155,7 @@ static int stage_lines(double *ready, long *batches)
             const char *q = strstr(p, "decoders ready ");
             if (q)
                 sscanf(q, "decoders ready %lf", ready);
-            q = strstr(p, "queued at ");
+            q = strstr(p, " queued "); /* "first file queued N ms after the batch's start; B batches" */
             if (q)
                 q = strstr(q, "; ");
             if (q)

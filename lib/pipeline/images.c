@@ -472,14 +472,19 @@ static void stop_stages(struct run *r)
         gvis_jbatch_stats st;
         gvis_jbatch_get_stats(r->stage[k], &st);
         gvis_nvj_count_batches(st.batches, st.images);
-        char ready[160];
+        char ready[200], warm[2][32];
+        for (int i = 0; i < 2; i++) /* a decoder the batch never needed was not warmed up */
+            if (st.warm_ms[i] < 0)
+                snprintf(warm[i], sizeof warm[i], "never");
+            else
+                snprintf(warm[i], sizeof warm[i], "%.0f ms", st.warm_ms[i]);
         if (st.ready_ms < 0)
             snprintf(ready, sizeof ready, "no decoder");
         else
             snprintf(ready, sizeof ready,
                      "decoders ready %.0f ms after the first file (made in %.0f ms, warmed up on their threads by "
-                     "%.0f and %.0f ms)",
-                     st.ready_ms, st.make_ms, st.warm_ms[0], st.warm_ms[1]);
+                     "%s and %s)",
+                     st.ready_ms, st.make_ms, warm[0], warm[1]);
         gvis_log(r->b->ctxs[0], GVIS_LOG_INFO,
                  "cuda:%d: JPEG decode stage: %s, first file queued %.0f ms after the batch's start; %ld batches of %.1f on average "
                  "(largest %ld), %.0f ms in batches (buffers %.0f, checks %.0f, nvjpegDecodeBatched %.0f, sync %.0f); "
