@@ -176,10 +176,10 @@ static int env_count(const char *name, int dflt, int max)
     return (int)v;
 }
 
-/* Where JPEG goes through nvJPEG, a GPU's compute threads also wait on its shared batch
- * decoder, and a batch holds at most one file per thread: 16 (GVIS_DEVICE_WORKERS still
- * decides); the batch size is GVIS_JPEG_BATCH (1..128; 0, the default: the GPU's compute
- * threads). */
+/* Where JPEG goes through nvJPEG, a GPU's compute threads take their files from its
+ * decode stage (lib/pipeline/jpeg_batch.c), whose batches hold up to GVIS_JPEG_BATCH files
+ * (1..128; 0, the default: as many as the GPU's compute threads, 16 unless
+ * GVIS_DEVICE_WORKERS says otherwise). */
 static int jpeg_batch_size(void) { return env_count("GVIS_JPEG_BATCH", 0, 128); }
 
 int cli_device_workers(const gvis_ctx *ctx)
