@@ -42,4 +42,27 @@ extern "C" void gvis_cu_versions(int *driver, int *runtime)
     cudaGetLastError();
 }
 
+// Lets device `from` read device `to`'s memory directly (NVLink or PCIe peer to peer),
+// so that a copy between them is one DMA instead of two through host memory.  Returns 1
+// when the access is on, 0 when the pair cannot (the copies then go through the host).
+extern "C" int gvis_cu_peer_enable(int from, int to)
+{
+    int can = 0, prev = 0;
+    if (from == to)
+        return 1;
+    if (cudaDeviceCanAccessPeer(&can, from, to) != cudaSuccess || !can) {
+        cudaGetLastError();
+        return 0;
+    }
+    cudaGetDevice(&prev);
+    int on = 0;
+    if (cudaSetDevice(from) == cudaSuccess) {
+        cudaError_t e = cudaDeviceEnablePeerAccess(to, 0);
+        on = e == cudaSuccess || e == cudaErrorPeerAccessAlreadyEnabled;
+    }
+    cudaGetLastError();
+    cudaSetDevice(prev);
+    return on;
+}
+
 extern "C" const char *gvis_cu_strerror(int err) { return cudaGetErrorString((cudaError_t)err); }

@@ -26,6 +26,8 @@ const char *gvis_cu_strerror(int err);
 /* The CUDA versions of the installed driver (0: no driver at all) and of the runtime
  * gvis was built with, as 1000 * major + 10 * minor. */
 void gvis_cu_versions(int *driver, int *runtime);
+/* Device from reads device to's memory directly (peer access); 1 on, 0 not possible. */
+int gvis_cu_peer_enable(int from, int to);
 
 /* ---- a job: one device, one stream, reusable buffers and events (cuda/core/job.cu) ---- */
 typedef struct gvis_cu_job gvis_cu_job;

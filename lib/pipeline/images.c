@@ -462,6 +462,12 @@ static int start_stages(struct run *r)
     }
     if (!r->nstages) /* no context: the workers' own start says why, file by file */
         r->gpu_jpeg = 0;
+    else if (r->nstages > 1) { /* cuda:all: a file decoded on one GPU may be computed on another */
+        int e = 0;
+        while (!b->ctxs[e])
+            e++;
+        gvis_gpu_link_devices(b->ctxs[e], dev, r->nstages);
+    }
     return 0;
 }
 

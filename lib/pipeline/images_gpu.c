@@ -105,6 +105,16 @@ int gvis_gpu_encode(gvis_ctx *c, const gvis_dev_image *d, gvis_meta *meta, gvis_
     return rc;
 }
 
+void gvis_gpu_link_devices(gvis_ctx *c, const int *dev, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (i != j) {
+                int on = gvis_cu_peer_enable(dev[i], dev[j]);
+                gvis_log(c, GVIS_LOG_INFO, "cuda:%d reads cuda:%d's memory %s", dev[i], dev[j],
+                         on ? "directly (peer access)" : "through the host (no peer access)");
+            }
+}
 #endif
 
 void gvis_gpu_reader_nice(void)
@@ -127,6 +137,10 @@ void gvis_gpu_reader_nice(void)
 }
 
 #ifndef GVIS_HAVE_CUDA /* without CUDA the batch never takes these steps */
+void gvis_gpu_link_devices(gvis_ctx *c, const int *dev, int n)
+{
+    (void)c, (void)dev, (void)n;
+}
 int gvis_gpu_decode(gvis_ctx *c, gvis_jbatch_req *req, gvis_meta *meta, gvis_dev_image *out)
 {
     (void)c, (void)req, (void)meta, (void)out;

@@ -27,6 +27,10 @@ int gvis_gpu_download(gvis_ctx *c, const gvis_dev_image *d, const gvis_meta *met
 /* d as a JPEG file into b by nvJPEG with meta's markers: GVIS_OK, an error, or
  * GVIS_NVJ_DECLINED (not a JPEG nvJPEG encodes: the writer's CPU codec does). */
 int gvis_gpu_encode(gvis_ctx *c, const gvis_dev_image *d, gvis_meta *meta, gvis_buf *b);
+/* The GPUs of a device list (n of them, distinct) read each other's memory directly where
+ * the machine allows (peer access over NVLink or PCIe), so that a file decoded on one and
+ * computed on another is one device-to-device copy; c logs, at -v, which pairs could. */
+void gvis_gpu_link_devices(gvis_ctx *c, const int *dev, int n);
 /* A reader thread of such a batch lowers its own scheduling priority, once (Linux: nice
  * + GVIS_JPEG_READER_NICE, default 5; 0 leaves it): its libjpeg-turbo decodes of the files
  * the engines refuse then yield the cores to the decode stage's threads, whose
