@@ -213,8 +213,10 @@ static int is_stream_target(const char *path)
 {
     if (strcmp(path, "-") == 0)
         return 1;
-    /* devices and the kernel's files are written in place, whatever stat says of them */
-    if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/sys/", 5) == 0)
+    /* devices and the kernel's files are written in place, whatever stat says of them;
+     * /dev/shm is a tmpfs of ordinary files, staged and renamed like any other folder's */
+    if ((strncmp(path, "/dev/", 5) == 0 && strncmp(path, "/dev/shm/", 9) != 0) || strncmp(path, "/proc/", 6) == 0 ||
+        strncmp(path, "/sys/", 5) == 0)
         return 1;
     struct stat st;
     return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);

@@ -138,5 +138,15 @@ else
   echo "outputs: no read-only tmpfs here; those cases are left out" >&2
 fi
 
+# /dev/shm is a folder of ordinary files (tmpfs), not a device: outputs there are staged,
+# renamed and kept like anywhere else (they failed with "no such file" before)
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+  SHM=$(mktemp -d /dev/shm/gvis-test.XXXXXX)
+  check "gauss into a /dev/shm folder" "$GVIS" gauss --sigma 1 "$T/c.png" -o "$SHM/"
+  check "hist --plot into /dev/shm" "$GVIS" hist "$T/c.png" -o "$SHM/h.csv" --plot "$SHM/h.png"
+  check "the /dev/shm outputs are there, no temporary left" sh -c 'test -s "$1/c.png" && test -s "$1/h.csv" && test -s "$1/h.png" && ! ls -A "$1" | grep -q gvis-' sh "$SHM"
+  rm -rf "$SHM"
+fi
+
 chmod 755 "$T/ro"
 finish
