@@ -16,7 +16,11 @@ struct item {
 
 struct run {
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    /* one condition per stage and one for the reporter, so that a change wakes the
+     * threads it concerns: one broadcast to every reader, worker and writer for each move
+     * of each item (about 100 threads at -j 32) kept 32 cores half in the kernel */
+    pthread_cond_t cv[GVIS_PIPE_STAGES];
+    pthread_cond_t done_cv;
     const gvis_pipe_stages *s;
     int n, inflight, first, next, reported, stop;
     struct item *ring;
@@ -33,6 +37,28 @@ static int stage_from(const gvis_pipe_stages *s, int k)
     while (k < GVIS_PIPE_STAGES && !s->fn[k])
         k++;
     return k;
+}
+
+/* Under the lock: every thread may have something to do or to notice (stop, the end). */
+static void wake_all(struct run *r)
+{
+    for (int k = 0; k < GVIS_PIPE_STAGES; k++)
+        pthread_cond_broadcast(&r->cv[k]);
+    pthread_cond_broadcast(&r->done_cv);
+}
+
+/* Under the lock: an item left stage `from` for stage `to` (GVIS_PIPE_STAGES: finished).
+ * One thread of stage `to` takes it; the reporter hears of a finished one.  Once every
+ * item is admitted, the stages from `from` on may have nothing left and must see it. */
+static void moved(struct run *r, int from, int to)
+{
+    if (to < GVIS_PIPE_STAGES)
+        pthread_cond_signal(&r->cv[to]);
+    else
+        pthread_cond_signal(&r->done_cv);
+    if (r->stop || r->next >= r->n)
+        for (int k = from; k < GVIS_PIPE_STAGES; k++)
+            pthread_cond_broadcast(&r->cv[k]);
 }
 
 /* Under the lock: the waiting item of stage k with the lowest index, or a new one for the
@@ -78,14 +104,16 @@ static void *stage_main(void *v)
         if (!it) {
             if (finished)
                 break;
-            pthread_cond_wait(&r->cv, &r->mu);
+            pthread_cond_wait(&r->cv[t->stage], &r->mu);
             continue;
         }
+        if (t->stage == r->first && r->next >= r->n) /* the last admitted: the others may end */
+            pthread_cond_broadcast(&r->cv[t->stage]);
         if (r->stop) { /* stopped: nothing enters a further stage */
             it->status = GVIS_PIPE_CANCELLED;
             it->state = FINISHED;
             it->stage = GVIS_PIPE_STAGES;
-            pthread_cond_broadcast(&r->cv);
+            moved(r, t->stage, GVIS_PIPE_STAGES);
             continue;
         }
         it->state = BUSY;
@@ -102,9 +130,9 @@ static void *stage_main(void *v)
             it->stage = next;
             it->state = WAITING;
         }
-        pthread_cond_broadcast(&r->cv);
+        moved(r, t->stage, it->stage);
     }
-    pthread_cond_broadcast(&r->cv);
+    wake_all(r);
     pthread_mutex_unlock(&r->mu);
     return NULL;
 }
@@ -131,7 +159,9 @@ int gvis_pipeline_run_stages(int n, const gvis_pipe_stages *s)
         return -1;
     }
     pthread_mutex_init(&r.mu, NULL);
-    pthread_cond_init(&r.cv, NULL);
+    for (int k = 0; k < GVIS_PIPE_STAGES; k++)
+        pthread_cond_init(&r.cv[k], NULL);
+    pthread_cond_init(&r.done_cv, NULL);
     int started = 0, ok = 1, have[GVIS_PIPE_STAGES] = {0};
     for (int k = 0; k < GVIS_PIPE_STAGES && ok; k++) {
         if (!s->fn[k])
@@ -153,7 +183,7 @@ int gvis_pipeline_run_stages(int n, const gvis_pipe_stages *s)
         while (reported < r.next || (!r.stop && reported < n)) {
             struct item *it = &r.ring[reported % r.inflight];
             if (reported >= r.next || it->state != FINISHED) {
-                pthread_cond_wait(&r.cv, &r.mu);
+                pthread_cond_wait(&r.done_cv, &r.mu);
                 continue;
             }
             int st = it->status;
@@ -163,20 +193,25 @@ int gvis_pipeline_run_stages(int n, const gvis_pipe_stages *s)
             pthread_mutex_lock(&r.mu);
             it->index = -1;
             r.reported = ++reported;
-            if (stop && !stopped)
+            if (stop && !stopped) {
                 r.stop = 1;
-            pthread_cond_broadcast(&r.cv);
+                wake_all(&r);
+            } else { /* a free slot: the first stage may admit one more */
+                pthread_cond_signal(&r.cv[r.first]);
+            }
         }
         pthread_mutex_unlock(&r.mu);
     } else { /* threads could not start: stop those that did, then report nothing */
         pthread_mutex_lock(&r.mu);
         r.stop = 1;
-        pthread_cond_broadcast(&r.cv);
+        wake_all(&r);
         pthread_mutex_unlock(&r.mu);
     }
     for (int k = 0; k < started; k++)
         pthread_join(th[k], NULL);
-    pthread_cond_destroy(&r.cv);
+    for (int k = 0; k < GVIS_PIPE_STAGES; k++)
+        pthread_cond_destroy(&r.cv[k]);
+    pthread_cond_destroy(&r.done_cv);
     pthread_mutex_destroy(&r.mu);
     free(r.ring);
     free(ts);
