@@ -259,6 +259,11 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
         return st;
     }
     int status = EXIT_OK;
+    gvis_fileset *inputs = gvis_fileset_new((const char *const *)args->inputs, (size_t)args->ninputs);
+    if (!inputs) {
+        cli_error("out of memory");
+        return EXIT_RUNTIME;
+    }
     for (int i = 0; i < args->ninputs; i++) {
         const char *in = args->inputs[i];
         char *owned = NULL;
@@ -267,15 +272,13 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
             owned = cli_output_path(o, in, i, ext);
             if (!owned) {
                 cli_error("out of memory");
+                gvis_fileset_free(inputs);
                 return EXIT_RUNTIME;
             }
             out = owned;
         }
-        int clash = 0;
-        for (int k = 0; out && k < args->ninputs && !clash; k++)
-            clash = gvis_same_file(out, args->inputs[k]) || strcmp(out, args->inputs[k]) == 0;
         int rc;
-        if (clash && strcmp(out, "-") != 0) {
+        if (out && gvis_fileset_has(inputs, out)) {
             rc = gvis_error(GVIS_E_IO, "refusing to write over input file '%s'", out);
         } else {
             cli_info("%s%s%s", in, out ? " -> " : "", out ? out : "");
@@ -320,6 +323,7 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
         }
         free(owned);
     }
+    gvis_fileset_free(inputs);
     cli_progress_end();
     (void)cmd;
     return status;

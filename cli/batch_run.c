@@ -28,6 +28,7 @@ struct jobs_run {
     int *wrote;     /* ... and whether it wrote any */
     int stream;
     int *device;   /* whole-chain path: the CUDA device of the worker that ran it */
+    gvis_fileset *inputs; /* the inputs, that no output may overwrite */
     int per_device[GVIS_MAX_DEVICE_LIST + 1]; /* files done per CUDA device; [MAX]: on the CPU */
     int status, done_ok, failed, cancelled, stopped;
     int closed; /* the stream's reader has gone */
@@ -38,9 +39,8 @@ static int refuses_input(struct jobs_run *r, int i)
     const char *out = r->outs[i];
     if (!out || strcmp(out, "-") == 0)
         return 0;
-    for (int k = 0; k < r->args->ninputs; k++)
-        if (gvis_same_file(out, r->args->inputs[k]) || strcmp(out, r->args->inputs[k]) == 0)
-            return gvis_error(GVIS_E_IO, "refusing to write over input file '%s'", out);
+    if (gvis_fileset_has(r->inputs, out))
+        return gvis_error(GVIS_E_IO, "refusing to write over input file '%s'", out);
     return 0;
 }
 
@@ -217,13 +217,14 @@ int cli_run_jobs(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ct
     r.ctxs = calloc((size_t)workers, sizeof *r.ctxs);
     r.msgs = calloc((size_t)n, sizeof *r.msgs);
     r.device = calloc((size_t)n, sizeof *r.device);
+    r.inputs = gvis_fileset_new((const char *const *)args->inputs, (size_t)n);
     r.stream = !image_op && cli_stream_on() && (!outs[0] || strcmp(outs[0], "-") == 0);
     if (r.stream) {
         r.text = calloc((size_t)n, sizeof *r.text);
         r.wrote = calloc((size_t)n, sizeof *r.wrote);
     }
     int status = EXIT_OK;
-    if (!r.ctxs || !r.msgs || !r.device || (r.stream && (!r.text || !r.wrote))) {
+    if (!r.ctxs || !r.msgs || !r.device || !r.inputs || (r.stream && (!r.text || !r.wrote))) {
         cli_error("out of memory");
         status = EXIT_RUNTIME;
         goto out;
@@ -301,6 +302,7 @@ out:
     free(r.ctxs);
     free(r.msgs);
     free(r.device);
+    gvis_fileset_free(r.inputs);
     if (r.text)
         for (int i = 0; i < n; i++)
             gvis_buf_free(&r.text[i]);

@@ -150,6 +150,43 @@ int main(void)
     CHECK_OK(gvis_mkdir_p(P("x/y/z"))); /* again: fine */
     CHECK(gvis_mkdir_p(P("h.txt/sub/")) == GVIS_E_IO);
 
+    /* a batch's inputs: by name, through a symlink or a hard link, never "-" or a new name */
+    {
+        char in_a[PATH_MAX], in_b[PATH_MAX], link_a[PATH_MAX], hard_b[PATH_MAX];
+        snprintf(in_a, sizeof in_a, "%s", P("a.txt"));
+        snprintf(in_b, sizeof in_b, "%s", P("b.txt"));
+        snprintf(link_a, sizeof link_a, "%s", P("link-a.txt"));
+        snprintf(hard_b, sizeof hard_b, "%s", P("hard-b.txt"));
+        CHECK(symlink(in_a, link_a) == 0 && link(in_b, hard_b) == 0);
+        const char *ins[] = {in_b, "-", in_a, P("missing.txt")};
+        gvis_fileset *fs = gvis_fileset_new(ins, 4);
+        CHECK(fs != NULL);
+        CHECK(gvis_fileset_has(fs, in_a) && gvis_fileset_has(fs, in_b));
+        CHECK(gvis_fileset_has(fs, link_a)); /* the same file as a.txt */
+        CHECK(gvis_fileset_has(fs, hard_b)); /* the same inode as b.txt */
+        CHECK(gvis_fileset_has(fs, ins[3]));  /* named, though it does not exist */
+        CHECK(!gvis_fileset_has(fs, "-") && !gvis_fileset_has(fs, P("h.txt")) && !gvis_fileset_has(fs, P("new.txt")));
+        CHECK(!gvis_fileset_has(NULL, in_a));
+        gvis_fileset_free(fs);
+        gvis_fileset *none = gvis_fileset_new(NULL, 0);
+        CHECK(none && !gvis_fileset_has(none, in_a));
+        gvis_fileset_free(none);
+        /* as many inputs as a data set: each answer is one stat and two searches */
+        enum { MANY = 5000 };
+        char **many = calloc(MANY, sizeof *many);
+        for (int i = 0; many && i < MANY; i++) {
+            many[i] = malloc(32);
+            snprintf(many[i], 32, "in/%05d.png", i);
+        }
+        gvis_fileset *big = many ? gvis_fileset_new((const char *const *)many, MANY) : NULL;
+        CHECK(big && gvis_fileset_has(big, "in/00000.png") && gvis_fileset_has(big, "in/04999.png"));
+        CHECK(big && !gvis_fileset_has(big, "in/5000.png") && !gvis_fileset_has(big, "out/00001.png"));
+        gvis_fileset_free(big);
+        for (int i = 0; many && i < MANY; i++)
+            free(many[i]);
+        free(many);
+    }
+
     char cmd[PATH_MAX + 16];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)

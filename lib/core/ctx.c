@@ -216,9 +216,23 @@ int gvis_ctx_create(gvis_ctx **out, const char *device, int repeat, const gvis_i
 }
 
 #ifdef GVIS_HAVE_CUDA
+/* GVIS_CUDA_WAIT=spin|yield|block: how threads wait for the device (CUDA's own choice
+ * otherwise); set once per device, before its context works. */
+static void wait_mode(int device)
+{
+    static atomic_int set[GVIS_MAX_DEVICE_LIST + 1];
+    const char *e = getenv("GVIS_CUDA_WAIT");
+    if (!e || !*e || device < 0 || device > GVIS_MAX_DEVICE_LIST || atomic_exchange(&set[device], 1))
+        return;
+    int mode = strcmp(e, "spin") == 0 ? 1 : strcmp(e, "yield") == 0 ? 2 : strcmp(e, "block") == 0 ? 3 : 0;
+    if (mode)
+        gvis_cu_device_wait_mode(device, mode);
+}
+
 static int start_job(void *arg)
 {
     gvis_ctx *c = arg;
+    wait_mode(c->cuda_index);
     return gvis_cu_job_create(c->cuda_index, &c->job);
 }
 

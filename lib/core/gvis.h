@@ -248,6 +248,13 @@ void gvis_remove_temp_files(void);
 int gvis_mkdir_p(const char *path);
 /* 1 when a and b name the same existing file, else 0. */
 int gvis_same_file(const char *a, const char *b);
+/* A set of files (a batch's inputs): gvis_fileset_has says whether path is one of them,
+ * by name or as the same existing file, with one stat().  The paths must outlive the set;
+ * "-" is never in it.  NULL: out of memory. */
+typedef struct gvis_fileset gvis_fileset;
+gvis_fileset *gvis_fileset_new(const char *const *paths, size_t n);
+int gvis_fileset_has(const gvis_fileset *s, const char *path);
+void gvis_fileset_free(gvis_fileset *s);
 
 /* ---- NPY arrays ---------------------------------------------------------- */
 

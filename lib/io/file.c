@@ -135,3 +135,68 @@ int gvis_same_file(const char *a, const char *b)
         return 0;
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
+
+/* The inputs of a batch, to refuse writing over any of them in O(log n) a check: their
+ * names sorted, and the (device, inode) of those that exist, sorted.  A batch of n files
+ * asked stat() n x n times before (5.8 million calls for 2,400 photos; with 32 threads on
+ * one folder, most of the machine's time went to the kernel's locks). */
+struct gvis_fileset {
+    const char **names;
+    struct fid {
+        dev_t dev;
+        ino_t ino;
+    } *ids;
+    size_t n, nids;
+};
+
+static int cmp_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+static int cmp_fid(const void *a, const void *b)
+{
+    const struct fid *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+gvis_fileset *gvis_fileset_new(const char *const *paths, size_t n)
+{
+    gvis_fileset *s = calloc(1, sizeof *s);
+    if (!s || (n && (!(s->names = malloc(n * sizeof *s->names)) || !(s->ids = malloc(n * sizeof *s->ids))))) {
+        gvis_fileset_free(s);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (!paths[i] || strcmp(paths[i], "-") == 0)
+            continue;
+        s->names[s->n++] = paths[i];
+        if (stat(paths[i], &st) == 0)
+            s->ids[s->nids++] = (struct fid){st.st_dev, st.st_ino};
+    }
+    qsort(s->names, s->n, sizeof *s->names, cmp_name);
+    qsort(s->ids, s->nids, sizeof *s->ids, cmp_fid);
+    return s;
+}
+
+int gvis_fileset_has(const gvis_fileset *s, const char *path)
+{
+    if (!s || !path || strcmp(path, "-") == 0)
+        return 0;
+    if (s->n && bsearch(&path, s->names, s->n, sizeof *s->names, cmp_name))
+        return 1;
+    struct stat st;
+    if (!s->nids || stat(path, &st) != 0)
+        return 0;
+    struct fid key = {st.st_dev, st.st_ino};
+    return bsearch(&key, s->ids, s->nids, sizeof *s->ids, cmp_fid) != NULL;
+}
+
+void gvis_fileset_free(gvis_fileset *s)
+{
+    if (!s)
+        return;
+    free(s->names);
+    free(s->ids);
+    free(s);
+}
