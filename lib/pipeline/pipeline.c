@@ -1,8 +1,31 @@
 /* The batch pipeline (pipeline.h): a bounded, ordered pool of worker threads. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "pipeline.h"
+
+void gvis_pipeline_keep_heap(void)
+{
+#if defined(__GLIBC__)
+    static atomic_int done;
+    if (atomic_exchange(&done, 1))
+        return;
+    const char *e = getenv("GVIS_MALLOC_KEEP"), *t = getenv("GLIBC_TUNABLES");
+    if ((e && strcmp(e, "0") == 0) || (t && strstr(t, "malloc"))) /* off, or the user tunes glibc */
+        return;
+    /* image-sized blocks (up to 32 MiB) from the heap and never given back: a freed one
+     * serves the next file as it is, instead of being unmapped and faulted in afresh;
+     * one arena, so that a block freed by a writer is found by the next reader */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    mallopt(M_ARENA_MAX, 1);
+#endif
+}
 
 struct slot {
     int status;
@@ -48,6 +71,8 @@ static void *worker_main(void *v)
 
 int gvis_pipeline_run(int n, int jobs, int inflight, gvis_pipe_work work, gvis_pipe_done done, void *arg)
 {
+    if (jobs > 1)
+        gvis_pipeline_keep_heap();
     if (n <= 0)
         return 0;
     if (jobs < 1)

@@ -141,6 +141,7 @@ int gvis_pipeline_run_stages(int n, const gvis_pipe_stages *s)
 {
     if (n <= 0)
         return 0;
+    gvis_pipeline_keep_heap();
     struct run r = {.s = s, .n = n, .first = stage_from(s, 0)};
     if (r.first == GVIS_PIPE_STAGES)
         return -1;
