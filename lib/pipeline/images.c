@@ -143,9 +143,26 @@ static gvis_jbatch *pick_stage(struct run *r, int index)
     return r->stage[best];
 }
 
+/* The stage for a reader's bitstream, or NULL where the cores should decode it: under
+ * --jpeg-codec auto while no GPU of the list has a decoder ready (they are made and
+ * warmed up, about a second; every stage is asked, so that all start warming at the
+ * first JPEG), the readers decode with libjpeg-turbo rather than queue files for
+ * engines that cannot take them yet. */
+static gvis_jbatch *stage_for(struct run *r, int index, const gvis_ctx *c)
+{
+    gvis_jbatch *jb = pick_stage(r, index);
+    if (c->io.jpeg_codec != GVIS_JPEG_CODEC_AUTO || !gvis_jbatch_warming(jb, 0))
+        return jb;
+    for (int k = 0; k < r->nstages; k++)
+        if (r->stage[k] != jb && !gvis_jbatch_warming(r->stage[k], 0))
+            return r->stage[k];
+    return gvis_jbatch_warming(jb, 1) ? NULL : jb;
+}
+
 /* A reader where JPEG goes through nvJPEG (no CUDA here): a JPEG the engines may take
  * stays a bitstream in the slot and goes into a GPU's decode stage; anything else is
- * decoded on the CPU as gvis_load does. */
+ * decoded on the CPU as gvis_load does (and, under --jpeg-codec auto, a JPEG read while
+ * the decoders warm up: stage_for). */
 static int read_jpeg(struct run *r, struct slot *s, gvis_ctx *c, const char *path, int index)
 {
     double t0 = gvis_now_ms();
@@ -158,8 +175,14 @@ static int read_jpeg(struct run *r, struct slot *s, gvis_ctx *c, const char *pat
     int rc = gvis_read_input(path, GVIS_IN_IMAGE, limit, c->io.max_pixels, &s->bits);
     if (!rc) {
         s->in_format = gvis_sniff_format(s->bits.data, s->bits.len);
-        if (s->in_format != GVIS_FMT_JPEG ||
-            !gvis_nvj_probe(&c->io, s->bits.data, s->bits.len, &s->jmeta, &s->jw, &s->jh)) {
+        gvis_jbatch *jb = NULL;
+        if (s->in_format == GVIS_FMT_JPEG &&
+            gvis_nvj_probe(&c->io, s->bits.data, s->bits.len, &s->jmeta, &s->jw, &s->jh) &&
+            !(jb = stage_for(r, index, c))) { /* the decoders warm up: the probe's metadata is not needed */
+            gvis_meta_free(s->jmeta);
+            s->jmeta = NULL;
+        }
+        if (!jb) {
             lend(r, s, 0);
             rc = gvis_ctx_decode(c, s->bits.data, s->bits.len, &s->src);
             settle(r, s, 0, &s->src);
@@ -171,7 +194,7 @@ static int read_jpeg(struct run *r, struct slot *s, gvis_ctx *c, const char *pat
             s->req.len = s->bits.len;
             s->req.width = s->jw;
             s->req.height = s->jh;
-            gvis_jbatch_submit(pick_stage(r, index), &s->req);
+            gvis_jbatch_submit(jb, &s->req);
         }
     }
     c->timing.load_ms += gvis_now_ms() - t0;
@@ -494,10 +517,10 @@ static void stop_stages(struct run *r)
         gvis_log(r->b->ctxs[0], GVIS_LOG_INFO,
                  "cuda:%d: JPEG decode stage: %s, first file queued %.0f ms after the batch's start; %ld batches of %.1f on average "
                  "(largest %ld), %.0f ms in batches (buffers %.0f, checks %.0f, nvjpegDecodeBatched %.0f, sync %.0f); "
-                 "%ld device buffers, %.0f MB",
+                 "%ld device buffers, %.0f MB; %ld decoded by the cores while the decoders warmed up",
                  gvis_jbatch_device(r->stage[k]), ready, st.first_wait_ms, st.batches,
                  st.batches ? (double)st.images / (double)st.batches : 0.0, st.largest, st.decode_ms, st.alloc_ms,
-                 st.check_ms, st.call_ms, st.sync_ms, st.buffers, (double)st.pool_bytes / 1048576.0);
+                 st.check_ms, st.call_ms, st.sync_ms, st.buffers, (double)st.pool_bytes / 1048576.0, st.warm_cpu);
         gvis_jbatch_stop(r->stage[k]);
     }
     free(r->stage);

@@ -449,24 +449,19 @@ void gvis_jbatch_release(gvis_jbatch_req *r)
     pthread_mutex_unlock(&jb->mu);
 }
 
-int gvis_jbatch_steal(gvis_jbatch_req *r)
+int gvis_jbatch_warming(gvis_jbatch *jb, int take)
 {
-    gvis_jbatch *jb = r->owner;
-    if (!jb)
-        return 0;
     pthread_mutex_lock(&jb->mu);
+    if (!jb->spawned)
+        spawn(jb);
     int any = 0;
     for (int i = 0; i < DECODERS; i++)
         any |= jb->ready[i];
-    int steal = r->state == QUEUED && !any && !jb->broken;
-    if (steal) {
-        unlink_req(jb, r);
-        r->state = DONE;
-        r->owner = NULL;
-        jb->st.stolen++;
-    }
+    int warming = !any && !jb->broken;
+    if (warming && take)
+        jb->st.warm_cpu++;
     pthread_mutex_unlock(&jb->mu);
-    return steal;
+    return warming;
 }
 
 int gvis_jbatch_pending(gvis_jbatch *jb)

@@ -6,7 +6,7 @@
  * device buffers of the stage's pool, and hand them over; the compute thread of the file
  * waits for it, works on the device image and gives the buffer back.  The decoders are
  * made and warmed up (one small decode each) on their threads as soon as the first file
- * is submitted, while the readers read the next ones: no compute thread waits for the
+ * is submitted (or gvis_jbatch_warming asks), while the readers read the next ones: no compute thread waits for the
  * engines' first use in series. */
 #ifndef GVIS_JPEG_BATCH_H
 #define GVIS_JPEG_BATCH_H
@@ -56,12 +56,11 @@ int gvis_jbatch_wait(gvis_jbatch_req *r, char *why, size_t why_len);
  * synchronized); a request still queued is withdrawn, one being decoded waited for.  No
  * effect on a request not submitted.  Thread-safe. */
 void gvis_jbatch_release(gvis_jbatch_req *r);
-/* Withdraws r (released: the caller decodes it on the CPU) where it is still queued and
- * no decoder of the stage is ready yet (they are being made and warmed up); 1 when
- * withdrawn, 0 otherwise (wait for it).  Not used by the batch: with --jpeg-codec auto
- * stealing this way measured slower on an H100 (J300: 117/111 images/s against 136/137
- * without, the lead's call of 07:00, docs/notes-nvjpeg.md). */
-int gvis_jbatch_steal(gvis_jbatch_req *r);
+/* Starts the stage's decoder threads if they are not yet (they make and warm up the
+ * decoders) and says whether no decoder is ready yet: 1 while they are being made and
+ * warmed up (about a second on an H100), 0 once one is ready or the stage has failed.
+ * take: the caller decodes a file on the CPU instead (counted in warm_cpu). */
+int gvis_jbatch_warming(gvis_jbatch *jb, int take);
 /* Files submitted and not yet decoded (queued or in a batch): where a reader sends the
  * next one. */
 int gvis_jbatch_pending(gvis_jbatch *jb);
@@ -82,7 +81,7 @@ typedef struct {
     double sync_ms;      /* the stream's synchronization */
     double first_wait_ms; /* from the stage's making to the first file's submission */
     long buffers;        /* device buffers made by the pool (allocations, all told) */
-    long stolen;         /* files withdrawn by gvis_jbatch_steal */
+    long warm_cpu;       /* files decoded on the cores while the decoders warmed up */
     size_t pool_bytes;   /* the pool's buffers now */
 } gvis_jbatch_stats;
 void gvis_jbatch_get_stats(gvis_jbatch *jb, gvis_jbatch_stats *st);
