@@ -8,7 +8,58 @@
 
 #include "../../cuda/ops/warp.h"
 #include "internal.h"
+#include "matrix.h"
 #include "warp_cpu.h"
+
+/* ---- the matrices ---------------------------------------------------------- */
+
+void gvis_letterbox_matrix(int sw, int sh, int dw, int dh, double m[6])
+{
+    double s = fmin((double)dw / sw, (double)dh / sh);
+    m[0] = s;
+    m[1] = 0;
+    m[2] = -s * sw * 0.5 + dw * 0.5 + s * 0.5 - 0.5;
+    m[3] = 0;
+    m[4] = s;
+    m[5] = -s * sh * 0.5 + dh * 0.5 + s * 0.5 - 0.5;
+}
+
+/* Coefficients of the destination-to-source map are held below this so that every
+ * position term (coefficient * side * 1024) fits in 64 bits with room to spare. */
+#define MAX_COEF 1e9
+
+int gvis_warp_prepare(const gvis_warp_params *p, double fwd[6], double inv[6])
+{
+    if (p->width < 1 || p->height < 1 || p->width > GVIS_WARP_MAX_SIDE || p->height > GVIS_WARP_MAX_SIDE)
+        return gvis_error(GVIS_E_ARG, "output size %dx%d out of range (1 to %d a side)", p->width, p->height,
+                          GVIS_WARP_MAX_SIDE);
+    if (p->interp != GVIS_WARP_NEAREST && p->interp != GVIS_WARP_BILINEAR)
+        return gvis_error(GVIS_E_ARG, "unknown interpolation %d", p->interp);
+    if (p->border != GVIS_WARP_CONSTANT && p->border != GVIS_WARP_REPLICATE)
+        return gvis_error(GVIS_E_ARG, "unknown border mode %d", p->border);
+    for (int i = 0; i < 4; i++)
+        if (!isfinite(p->fill[i]))
+            return gvis_error(GVIS_E_ARG, "fill value is not finite");
+    double f[6], v[6];
+    if (p->inverse) {
+        memcpy(v, p->m, sizeof v);
+        if (gvis_affine_invert(v, f))
+            return GVIS_E_ARG;
+    } else {
+        memcpy(f, p->m, sizeof f);
+        if (gvis_affine_invert(f, v))
+            return GVIS_E_ARG;
+    }
+    for (int i = 0; i < 6; i++)
+        if (!(fabs(v[i]) <= MAX_COEF))
+            return gvis_error(GVIS_E_ARG,
+                              "matrix is nearly singular: its destination-to-source map has a coefficient of %g", v[i]);
+    if (fwd)
+        memcpy(fwd, f, sizeof f);
+    if (inv)
+        memcpy(inv, v, sizeof v);
+    return GVIS_OK;
+}
 
 /* ---- the public entry points ---------------------------------------------- */
 
