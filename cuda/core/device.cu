@@ -65,4 +65,22 @@ extern "C" int gvis_cu_peer_enable(int from, int to)
     return on;
 }
 
+// How host threads wait for device work on `device` (0 auto, 1 spin, 2 yield, 3 block on
+// an interrupt); set before the device's context does work.
+extern "C" int gvis_cu_device_wait_mode(int device, int mode)
+{
+    static const unsigned flags[] = {cudaDeviceScheduleAuto, cudaDeviceScheduleSpin, cudaDeviceScheduleYield,
+                                     cudaDeviceScheduleBlockingSync};
+    if (mode < 0 || mode > 3)
+        return (int)cudaErrorInvalidValue;
+    int prev = 0;
+    cudaGetDevice(&prev);
+    cudaError_t e = cudaSetDevice(device);
+    if (e == cudaSuccess)
+        e = cudaSetDeviceFlags(flags[mode]);
+    cudaGetLastError();
+    cudaSetDevice(prev);
+    return (int)e;
+}
+
 extern "C" const char *gvis_cu_strerror(int err) { return cudaGetErrorString((cudaError_t)err); }

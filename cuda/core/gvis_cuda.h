@@ -28,6 +28,9 @@ const char *gvis_cu_strerror(int err);
 void gvis_cu_versions(int *driver, int *runtime);
 /* Device from reads device to's memory directly (peer access); 1 on, 0 not possible. */
 int gvis_cu_peer_enable(int from, int to);
+/* How host threads wait for the device: 0 auto (CUDA's choice), 1 spin, 2 yield, 3 block
+ * on an interrupt.  Before the device's context does any work. */
+int gvis_cu_device_wait_mode(int device, int mode);
 
 /* ---- a job: one device, one stream, reusable buffers and events (cuda/core/job.cu) ---- */
 typedef struct gvis_cu_job gvis_cu_job;
