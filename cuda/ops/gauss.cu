@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "gauss.h"
+#include "gauss_rows.h"
 #include "gvis_cuda.h"
 
 #define GAUSS_THREADS 256
@@ -414,6 +415,10 @@ extern "C" int gvis_cu_gauss(const void *d_src, size_t spitch, void *d_dst, size
     if (d->width <= 0 || d->height <= 0 || d->kx < 1 || d->ky < 1 || d->kx > GVIS_GAUSS_TILE_TAPS ||
         d->ky > GVIS_GAUSS_TILE_TAPS || !(d->kx & 1) || !(d->ky & 1))
         return cudaErrorInvalidValue;
+    // 8-bit gray with up to 31 taps: the register-ring kernel of gauss_rows.cu
+    const int rows = gvis_cu_gauss_rows(d_src, spitch, d_dst, dpitch, d, stream);
+    if (rows != GAUSS_ROWS_DECLINED)
+        return rows;
     gauss_params q;
     q.src = (const unsigned char *)d_src;
     q.spitch = spitch;

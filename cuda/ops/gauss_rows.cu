@@ -1,0 +1,310 @@
+// Separable Gaussian blur of 8-bit gray images, kernels up to GAUSS_ROWS_MAX_TAPS taps:
+// one warp per column segment, walking down a band of rows, everything in registers.
+//
+// Each lane owns COLS adjacent columns (one 4- or 8-byte load per row).  Per input row it
+// converts its bytes to float, takes the R = KT / 2 neighbouring columns on each side
+// from the neighbouring lanes (warp shuffles) and forms the horizontal sums; the last KT
+// rows of horizontal sums stay in a register ring (the loop is unrolled by KT, so the
+// ring's slots are fixed registers) and each new row completes one output row, the
+// vertical sum of the ring.  The P = ceil(R / COLS) lanes at each end of a warp only feed
+// their neighbours; a warp writes (32 - 2P) * COLS columns.  The rows of the next group
+// of KT are loaded while the current ones are summed.  No shared memory, no barrier.
+//
+// Arithmetic: the taps are OpenCV's 8-bit fixed-point integers (sum 256, each >= 0) and
+// the samples integers <= 255, so every horizontal sum is an integer <= 255 * 256 and
+// every vertical sum of those an integer <= 255 * 2^16 < 2^24: exact in float whatever
+// the order, so the result is the exact 2-D sum rounded once, as gauss.cu and the CPU
+// compute it.  Taps are zero-padded about the centre to the template's KT (a padded
+// tap's zero times a finite sample adds nothing).
+//
+// docs/notes-gauss.md ("Issue 18") has the budget and the measurements.
+#ifndef GAUSS_ROWS_EMU // a host emulation includes this file with its own definitions
+#include <cuda_runtime.h>
+#endif
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "gauss.h"
+#include "gauss_rows.h"
+
+#define ROWS_FULL 0xffffffffu
+
+struct gauss_rows_params {
+    const uint8_t *src;
+    size_t spitch;
+    uint8_t *dst;
+    size_t dpitch;
+    int width, height, border;
+    int bh;        // output rows per warp (band height)
+    int segs;      // column segments (warps) across a band
+    uint32_t bval4; // the constant border's byte, in all four bytes
+    float wx[GAUSS_ROWS_MAX_TAPS], wy[GAUSS_ROWS_MAX_TAPS]; // centred, zero-padded to KT
+};
+
+template <int COLS> struct rows_raw { uint32_t w[COLS / 4]; };
+
+// Byte k of word w as a float: 0x4B0000bb is 2^23 + b.
+__device__ __forceinline__ float rows_byte(uint32_t w, int k)
+{
+    return __uint_as_float(__byte_perm(w, 0x4B000000u, 0x7440 | k)) - 8388608.0f;
+}
+
+// Rows outside the image, out of line (the loop loads KT rows in as many places).
+__device__ __noinline__ int rows_map(int p, int n, int mode) { return gvis_gauss_border_index(p, n, mode); }
+
+// The lane's COLS bytes of source row iy (any integer: mapped through the border).
+template <int COLS>
+__device__ __forceinline__ rows_raw<COLS> rows_load(const gauss_rows_params &p, int iy, bool vec, const int *col,
+                                                    int cx)
+{
+    rows_raw<COLS> r;
+    const int ry = (unsigned)iy < (unsigned)p.height ? iy : rows_map(iy, p.height, p.border);
+    if (ry < 0) {
+#pragma unroll
+        for (int i = 0; i < COLS / 4; i++)
+            r.w[i] = p.bval4;
+        return r;
+    }
+    const uint8_t *row = p.src + (size_t)ry * p.spitch;
+    if (vec) {
+        if (COLS == 4) {
+            r.w[0] = __ldg((const uint32_t *)(row + cx));
+        } else {
+            uint2 q = __ldg((const uint2 *)(row + cx));
+            r.w[0] = q.x;
+            r.w[COLS / 4 - 1] = q.y;
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < COLS / 4; i++) {
+            uint32_t v = 0;
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const int m = col[4 * i + k];
+                const uint32_t b = m < 0 ? (p.bval4 & 255u) : (uint32_t)__ldg(row + m);
+                v |= b << (8 * k);
+            }
+            r.w[i] = v;
+        }
+    }
+    return r;
+}
+
+template <int KT, int COLS>
+__global__ void __launch_bounds__(256) gauss_rows_u8(const gauss_rows_params p)
+{
+    constexpr int R = KT / 2, P = (R + COLS - 1) / COLS, OUTW = (32 - 2 * P) * COLS;
+    const int lane = threadIdx.x & 31;
+    const int seg = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (seg >= p.segs)
+        return; // the whole warp
+    const int y0 = blockIdx.y * p.bh;
+    const int cx = seg * OUTW - P * COLS + lane * COLS;
+    const bool vec = cx >= 0 && cx + COLS <= p.width;
+    int col[COLS];
+#pragma unroll
+    for (int c = 0; c < COLS; c++)
+        col[c] = vec ? cx + c : gvis_gauss_border_index(cx + c, p.width, p.border);
+    const bool writer = lane >= P && lane < 32 - P && cx < p.width;
+    const bool wvec = writer && cx + COLS <= p.width;
+
+    float ring[KT][COLS];
+    rows_raw<COLS> raw[KT];
+    const int first = y0 - R; // source row of input 0
+#pragma unroll
+    for (int t = 0; t < KT; t++)
+        raw[t] = rows_load<COLS>(p, first + t, vec, col, cx);
+    const int groups = (p.bh + KT - 1 + KT - 1) / KT;
+    for (int g = 0; g < groups; g++) {
+#pragma unroll
+        for (int t = 0; t < KT; t++) {
+            const int i = g * KT + t; // input index; source row first + i
+            float f[COLS];
+#pragma unroll
+            for (int c = 0; c < COLS; c++)
+                f[c] = rows_byte(raw[t].w[c >> 2], c & 3);
+            // the next group's row t, in flight while this group is summed
+            if (g + 1 < groups)
+                raw[t] = rows_load<COLS>(p, first + i + KT, vec, col, cx);
+            // columns -R .. COLS + R - 1 of this lane, the outer ones from its neighbours
+            float F[COLS + 2 * R];
+#pragma unroll
+            for (int c = 0; c < COLS; c++)
+                F[R + c] = f[c];
+#pragma unroll
+            for (int j = -R; j < 0; j++) {
+                const int d = (-j + COLS - 1) / COLS; // lanes to the left
+                F[R + j] = __shfl_up_sync(ROWS_FULL, f[j + d * COLS], d);
+            }
+#pragma unroll
+            for (int j = COLS; j < COLS + R; j++)
+                F[R + j] = __shfl_down_sync(ROWS_FULL, f[j % COLS], j / COLS);
+#pragma unroll
+            for (int c = 0; c < COLS; c++) {
+                float h = p.wx[0] * F[c];
+#pragma unroll
+                for (int k = 1; k < KT; k++)
+                    h = __fmaf_rn(p.wx[k], F[c + k], h);
+                ring[t][c] = h;
+            }
+            // input i completes output row i - (KT - 1): inputs i - KT + 1 .. i
+            if (t == KT - 1 || g > 0) {
+                const int o = i - (KT - 1), y = y0 + o;
+                float s[COLS];
+#pragma unroll
+                for (int c = 0; c < COLS; c++) {
+                    float v = p.wy[0] * ring[(t + 1) % KT][c];
+#pragma unroll
+                    for (int k = 1; k < KT; k++)
+                        v = __fmaf_rn(p.wy[k], ring[(t + 1 + k) % KT][c], v);
+                    s[c] = v;
+                }
+                if (writer && o < p.bh && y < p.height) {
+                    // s is an exact integer in [0, 255 * 2^16]: s * 2^-16 + 0.5 is exact,
+                    // and adding 2^23 rounding down leaves (s + 2^15) >> 16 in the low byte
+                    uint32_t u[COLS];
+#pragma unroll
+                    for (int c = 0; c < COLS; c++)
+                        u[c] = __float_as_uint(__fadd_rd(__fmaf_rn(s[c], 1.0f / 65536.0f, 0.5f), 8388608.0f));
+                    uint8_t *out = p.dst + (size_t)y * p.dpitch + cx;
+                    if (wvec) {
+                        uint32_t w[COLS / 4];
+#pragma unroll
+                        for (int q = 0; q < COLS / 4; q++)
+                            w[q] = __byte_perm(__byte_perm(u[4 * q], u[4 * q + 1], 0x0040),
+                                               __byte_perm(u[4 * q + 2], u[4 * q + 3], 0x0040), 0x5410);
+                        if (COLS == 4)
+                            *(uint32_t *)out = w[0];
+                        else
+                            *(uint2 *)out = make_uint2(w[0], w[COLS / 4 - 1]);
+                    } else {
+#pragma unroll
+                        for (int c = 0; c < COLS; c++)
+                            if (cx + c < p.width)
+                                out[c] = (uint8_t)u[c];
+                    }
+                }
+            }
+        }
+    }
+}
+
+// The taps centred in KT, the segments and the band height; the grid in gx, gy and the
+// block's threads in threads.
+template <int KT, int COLS>
+static void rows_plan(gauss_rows_params &p, const gvis_gauss_desc *d, int sms, int bh, int *gx, int *gy,
+                      int *threads)
+{
+    constexpr int R = KT / 2, P = (R + COLS - 1) / COLS, OUTW = (32 - 2 * P) * COLS;
+    for (int k = 0; k < KT; k++) {
+        const int ix = k - (R - d->kx / 2), iy = k - (R - d->ky / 2);
+        p.wx[k] = ix >= 0 && ix < d->kx ? d->wx[ix] : 0.0f;
+        p.wy[k] = iy >= 0 && iy < d->ky ? d->wy[iy] : 0.0f;
+    }
+    p.segs = (d->width + OUTW - 1) / OUTW;
+    // Band height: enough warps to keep ~32 a multiprocessor busy, but each walking at
+    // least 4 KT rows (the KT - 1 rows above a band are summed again by its warp).
+    if (bh <= 0) {
+        long long target = 32LL * sms;
+        long long bands = (target + p.segs - 1) / p.segs;
+        bh = (int)(((long long)d->height + bands - 1) / bands);
+        if (bh < 4 * KT)
+            bh = 4 * KT;
+    }
+    bh = (bh + KT - 1) / KT * KT;
+    p.bh = bh;
+    const int most = KT > 15 ? 4 : 8, wpb = p.segs < most ? p.segs : most;
+    *gx = (p.segs + wpb - 1) / wpb;
+    *gy = (d->height + bh - 1) / bh;
+    *threads = 32 * wpb;
+}
+
+#ifndef GAUSS_ROWS_EMU
+// Tuning knobs, read once (docs/notes-gauss.md): GVIS_GAUSS_ROWS_MAXK (largest kernel
+// this path takes; 0 = never), GVIS_GAUSS_ROWS_COLS (4 or 8 columns a lane where both
+// exist), GVIS_GAUSS_ROWS_BH (rows a warp walks).
+static int rows_env(const char *name, int dflt)
+{
+    const char *e = getenv(name);
+    return e && *e ? atoi(e) : dflt;
+}
+
+struct rows_knobs {
+    int maxk, cols, bh;
+};
+static const rows_knobs &rows_tuning()
+{
+    static rows_knobs k = {rows_env("GVIS_GAUSS_ROWS_MAXK", GAUSS_ROWS_MAX_TAPS), rows_env("GVIS_GAUSS_ROWS_COLS", 0),
+                           rows_env("GVIS_GAUSS_ROWS_BH", 0)};
+    return k;
+}
+
+static int rows_sms()
+{
+    static int sms;
+    if (!sms) {
+        int dev = 0;
+        cudaGetDevice(&dev);
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0)
+            sms = 80;
+    }
+    return sms;
+}
+
+template <int KT, int COLS> static int rows_launch(gauss_rows_params &p, const gvis_gauss_desc *d, cudaStream_t st)
+{
+    int gx, gy, threads;
+    rows_plan<KT, COLS>(p, d, rows_sms(), rows_tuning().bh, &gx, &gy, &threads);
+    if (gy > 65535)
+        return GAUSS_ROWS_DECLINED; // the tile kernel's 1-D grid takes it
+    gauss_rows_u8<KT, COLS><<<dim3(gx, gy), threads, 0, st>>>(p);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int gvis_cu_gauss_rows(const void *d_src, size_t spitch, void *d_dst, size_t dpitch,
+                                  const gvis_gauss_desc *d, void *stream)
+{
+    const rows_knobs &kn = rows_tuning();
+    const int kt = d->kx > d->ky ? d->kx : d->ky;
+    if (d->bytes != 1 || d->channels != 1 || kt > kn.maxk || kt > GAUSS_ROWS_MAX_TAPS)
+        return GAUSS_ROWS_DECLINED;
+    const int cols = kn.cols == 4 || kn.cols == 8 ? kn.cols : GAUSS_ROWS_DEFAULT_COLS;
+    if (((uintptr_t)d_src | spitch | (uintptr_t)d_dst | dpitch) % 8)
+        return GAUSS_ROWS_DECLINED;
+    gauss_rows_params p;
+    p.src = (const uint8_t *)d_src;
+    p.spitch = spitch;
+    p.dst = (uint8_t *)d_dst;
+    p.dpitch = dpitch;
+    p.width = d->width;
+    p.height = d->height;
+    p.border = d->border;
+    p.bval4 = 0x01010101u * (uint32_t)d->border_value;
+    cudaStream_t st = (cudaStream_t)stream;
+    // the smallest template at least as wide as the kernel
+    if (cols == 8 && kt <= 7) {
+        if (kt <= 3)
+            return rows_launch<3, 8>(p, d, st);
+        if (kt <= 5)
+            return rows_launch<5, 8>(p, d, st);
+        return rows_launch<7, 8>(p, d, st);
+    }
+    if (kt <= 3)
+        return rows_launch<3, 4>(p, d, st);
+    if (kt <= 5)
+        return rows_launch<5, 4>(p, d, st);
+    if (kt <= 7)
+        return rows_launch<7, 4>(p, d, st);
+    if (kt <= 9)
+        return rows_launch<9, 4>(p, d, st);
+    if (kt <= 11)
+        return rows_launch<11, 4>(p, d, st);
+    if (kt <= 13)
+        return rows_launch<13, 4>(p, d, st);
+    if (kt <= 15)
+        return rows_launch<15, 4>(p, d, st);
+    if (kt <= 23)
+        return rows_launch<23, 4>(p, d, st);
+    return rows_launch<31, 4>(p, d, st);
+}
+#endif
