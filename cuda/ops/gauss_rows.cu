@@ -41,91 +41,101 @@ struct gauss_rows_params {
     float wx[GAUSS_ROWS_MAX_TAPS], wy[GAUSS_ROWS_MAX_TAPS]; // centred, zero-padded to KT
 };
 
-template <int COLS> struct rows_raw { uint32_t w[COLS / 4]; };
-
 // Byte k of word w as a float: 0x4B0000bb is 2^23 + b.
 __device__ __forceinline__ float rows_byte(uint32_t w, int k)
 {
     return __uint_as_float(__byte_perm(w, 0x4B000000u, 0x7440 | k)) - 8388608.0f;
 }
 
-// Rows outside the image, out of line (the loop loads KT rows in as many places).
+// Rows outside the image, out of line (the loop maps rows in many places).
 __device__ __noinline__ int rows_map(int p, int n, int mode) { return gvis_gauss_border_index(p, n, mode); }
 
-// The lane's COLS bytes of source row iy (any integer: mapped through the border).
-template <int COLS>
-__device__ __forceinline__ rows_raw<COLS> rows_load(const gauss_rows_params &p, int iy, bool vec, const int *col,
-                                                    int cx)
+__device__ __forceinline__ int rows_row(const gauss_rows_params &p, int iy)
 {
-    rows_raw<COLS> r;
-    const int ry = (unsigned)iy < (unsigned)p.height ? iy : rows_map(iy, p.height, p.border);
-    if (ry < 0) {
-#pragma unroll
-        for (int i = 0; i < COLS / 4; i++)
-            r.w[i] = p.bval4;
-        return r;
-    }
-    const uint8_t *row = p.src + (size_t)ry * p.spitch;
-    if (vec) {
-        if (COLS == 4) {
-            r.w[0] = __ldg((const uint32_t *)(row + cx));
-        } else {
-            uint2 q = __ldg((const uint2 *)(row + cx));
-            r.w[0] = q.x;
-            r.w[COLS / 4 - 1] = q.y;
-        }
-    } else {
-#pragma unroll
-        for (int i = 0; i < COLS / 4; i++) {
-            uint32_t v = 0;
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-                const int m = col[4 * i + k];
-                const uint32_t b = m < 0 ? (p.bval4 & 255u) : (uint32_t)__ldg(row + m);
-                v |= b << (8 * k);
-            }
-            r.w[i] = v;
-        }
-    }
-    return r;
+    return (unsigned)iy < (unsigned)p.height ? iy : rows_map(iy, p.height, p.border);
 }
 
-template <int KT, int COLS>
-__global__ void __launch_bounds__(256) gauss_rows_u8(const gauss_rows_params p)
+// Rows unrolled per loop step: a multiple of KT (the ring's slots stay fixed registers)
+// and at least ROWS_AHEAD (every prefetched row has its own slot).
+#define ROWS_AHEAD 8      // rows in flight ahead of the one being summed, inner warps
+#define ROWS_AHEAD_EDGE 4 // edge warps (byte loads: COLS registers a row)
+template <int KT> struct rows_unroll { enum { value = KT * ((ROWS_AHEAD + KT - 1) / KT) }; };
+
+// A warp's walk down its band.  Inner warps (EDGE false: every lane's COLS columns inside
+// the image) load one 4- or 8-byte word a row; edge warps load bytes through the column
+// map.  Loads are unconditional at valid addresses (a constant-border row or column
+// reads row or column 0) and the constant is put in when the row is used, D rows later:
+// no branch sits between a load and its register, so nothing waits for it early.
+template <int KT, int COLS, bool EDGE>
+__device__ __forceinline__ void rows_walk(const gauss_rows_params &p, int lane, int cx, const int *col, int y0)
 {
-    constexpr int R = KT / 2, P = (R + COLS - 1) / COLS, OUTW = (32 - 2 * P) * COLS;
-    const int lane = threadIdx.x & 31;
-    const int seg = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-    if (seg >= p.segs)
-        return; // the whole warp
-    const int y0 = blockIdx.y * p.bh;
-    const int cx = seg * OUTW - P * COLS + lane * COLS;
-    const bool vec = cx >= 0 && cx + COLS <= p.width;
-    int col[COLS];
-#pragma unroll
-    for (int c = 0; c < COLS; c++)
-        col[c] = vec ? cx + c : gvis_gauss_border_index(cx + c, p.width, p.border);
+    constexpr int R = KT / 2, P = (R + COLS - 1) / COLS, U = rows_unroll<KT>::value;
+    constexpr int D = EDGE ? ROWS_AHEAD_EDGE : ROWS_AHEAD;
+    constexpr int NW = COLS / 4;           // words a row
+    constexpr int NR = EDGE ? COLS : NW;   // registers a loaded row
     const bool writer = lane >= P && lane < 32 - P && cx < p.width;
     const bool wvec = writer && cx + COLS <= p.width;
-
-    float ring[KT][COLS];
-    rows_raw<COLS> raw[KT];
-    const int first = y0 - R; // source row of input 0
+    // edge lanes: byte offsets (>= 0) and which bytes are the constant border
+    int off[EDGE ? COLS : 1];
+    uint32_t cmask[NW];
 #pragma unroll
-    for (int t = 0; t < KT; t++)
-        raw[t] = rows_load<COLS>(p, first + t, vec, col, cx);
-    const int groups = (p.bh + KT - 1 + KT - 1) / KT;
+    for (int q = 0; q < NW; q++)
+        cmask[q] = 0;
+#pragma unroll
+    for (int c = 0; c < (EDGE ? COLS : 1); c++) {
+        off[c] = EDGE ? (col[c] < 0 ? 0 : col[c]) : cx;
+        if (EDGE && col[c] < 0)
+            cmask[c >> 2] |= 0xffu << (8 * (c & 3));
+    }
+    const int first = y0 - R, n = p.bh + KT - 1; // source row of input 0; inputs
+    uint32_t raw[U][NR];
+    uint32_t crow = 0; // bit s: slot s holds a constant-border row
+    // ld(i, s): input i into slot s
+#define ROWS_LD(i, s)                                                                                                  \
+    do {                                                                                                               \
+        const int ry_ = rows_row(p, first + (i));                                                                      \
+        crow = (crow & ~(1u << (s))) | ((uint32_t)(ry_ < 0) << (s));                                                   \
+        const uint8_t *row_ = p.src + (size_t)(ry_ < 0 ? 0 : ry_) * p.spitch;                                          \
+        if (EDGE) {                                                                                                    \
+            _Pragma("unroll") for (int c_ = 0; c_ < NR; c_++) raw[s][c_] = __ldg(row_ + off[c_]);                     \
+        } else if (COLS == 4) {                                                                                        \
+            raw[s][0] = __ldg((const uint32_t *)(row_ + off[0]));                                                     \
+        } else {                                                                                                       \
+            const uint2 q_ = __ldg((const uint2 *)(row_ + off[0]));                                                   \
+            raw[s][0] = q_.x;                                                                                          \
+            raw[s][NR - 1] = q_.y;                                                                                     \
+        }                                                                                                              \
+    } while (0)
+#pragma unroll
+    for (int t = 0; t < D; t++)
+        if (t < n)
+            ROWS_LD(t, t);
+    float ring[KT][COLS];
+    const int groups = (n + U - 1) / U;
     for (int g = 0; g < groups; g++) {
 #pragma unroll
-        for (int t = 0; t < KT; t++) {
-            const int i = g * KT + t; // input index; source row first + i
+        for (int t = 0; t < U; t++) {
+            const int i = g * U + t; // input index
+            // the row's words, constants put in
+            uint32_t w[NW];
+#pragma unroll
+            for (int q = 0; q < NW; q++) {
+                uint32_t v;
+                if (EDGE)
+                    v = __byte_perm(__byte_perm(raw[t][4 * q], raw[t][4 * q + 1], 0x0040),
+                                    __byte_perm(raw[t][4 * q + 2], raw[t][4 * q + 3], 0x0040), 0x5410);
+                else
+                    v = raw[t][q];
+                v = (v & ~cmask[q]) | (p.bval4 & cmask[q]);
+                w[q] = (crow >> t & 1) ? p.bval4 : v;
+            }
+            // input i + D into the slot just read
+            if (i + D < n)
+                ROWS_LD(i + D, (t + D) % U);
             float f[COLS];
 #pragma unroll
             for (int c = 0; c < COLS; c++)
-                f[c] = rows_byte(raw[t].w[c >> 2], c & 3);
-            // the next group's row t, in flight while this group is summed
-            if (g + 1 < groups)
-                raw[t] = rows_load<COLS>(p, first + i + KT, vec, col, cx);
+                f[c] = rows_byte(w[c >> 2], c & 3);
             // columns -R .. COLS + R - 1 of this lane, the outer ones from its neighbours
             float F[COLS + 2 * R];
 #pragma unroll
@@ -139,24 +149,25 @@ __global__ void __launch_bounds__(256) gauss_rows_u8(const gauss_rows_params p)
 #pragma unroll
             for (int j = COLS; j < COLS + R; j++)
                 F[R + j] = __shfl_down_sync(ROWS_FULL, f[j % COLS], j / COLS);
+            const int slot = t % KT;
 #pragma unroll
             for (int c = 0; c < COLS; c++) {
                 float h = p.wx[0] * F[c];
 #pragma unroll
                 for (int k = 1; k < KT; k++)
                     h = __fmaf_rn(p.wx[k], F[c + k], h);
-                ring[t][c] = h;
+                ring[slot][c] = h;
             }
             // input i completes output row i - (KT - 1): inputs i - KT + 1 .. i
-            if (t == KT - 1 || g > 0) {
+            if (g > 0 || t >= KT - 1) {
                 const int o = i - (KT - 1), y = y0 + o;
                 float s[COLS];
 #pragma unroll
                 for (int c = 0; c < COLS; c++) {
-                    float v = p.wy[0] * ring[(t + 1) % KT][c];
+                    float v = p.wy[0] * ring[(slot + 1) % KT][c];
 #pragma unroll
                     for (int k = 1; k < KT; k++)
-                        v = __fmaf_rn(p.wy[k], ring[(t + 1 + k) % KT][c], v);
+                        v = __fmaf_rn(p.wy[k], ring[(slot + 1 + k) % KT][c], v);
                     s[c] = v;
                 }
                 if (writer && o < p.bh && y < p.height) {
@@ -168,15 +179,15 @@ __global__ void __launch_bounds__(256) gauss_rows_u8(const gauss_rows_params p)
                         u[c] = __float_as_uint(__fadd_rd(__fmaf_rn(s[c], 1.0f / 65536.0f, 0.5f), 8388608.0f));
                     uint8_t *out = p.dst + (size_t)y * p.dpitch + cx;
                     if (wvec) {
-                        uint32_t w[COLS / 4];
+                        uint32_t o4[NW];
 #pragma unroll
-                        for (int q = 0; q < COLS / 4; q++)
-                            w[q] = __byte_perm(__byte_perm(u[4 * q], u[4 * q + 1], 0x0040),
-                                               __byte_perm(u[4 * q + 2], u[4 * q + 3], 0x0040), 0x5410);
+                        for (int q = 0; q < NW; q++)
+                            o4[q] = __byte_perm(__byte_perm(u[4 * q], u[4 * q + 1], 0x0040),
+                                                __byte_perm(u[4 * q + 2], u[4 * q + 3], 0x0040), 0x5410);
                         if (COLS == 4)
-                            *(uint32_t *)out = w[0];
+                            *(uint32_t *)out = o4[0];
                         else
-                            *(uint2 *)out = make_uint2(w[0], w[COLS / 4 - 1]);
+                            *(uint2 *)out = make_uint2(o4[0], o4[NW - 1]);
                     } else {
 #pragma unroll
                         for (int c = 0; c < COLS; c++)
@@ -187,6 +198,35 @@ __global__ void __launch_bounds__(256) gauss_rows_u8(const gauss_rows_params p)
             }
         }
     }
+#undef ROWS_LD
+}
+
+// Blocks a multiprocessor must hold (256 threads each): caps the registers at what the
+// inner warps' walk needs (ptxas -v: 44 to 104), so that the edge walk, which would want
+// more, spills a little in the few edge warps instead of halving every warp's occupancy.
+template <int KT, int COLS, int CAP> struct rows_minb {
+    enum { value = !CAP ? 1 : COLS == 4 ? (KT <= 5 ? 4 : KT <= 9 ? 3 : 2) : (KT <= 5 ? 3 : 2) };
+};
+
+template <int KT, int COLS, int CAP>
+__global__ void __launch_bounds__(256, (rows_minb<KT, COLS, CAP>::value)) gauss_rows_u8(const gauss_rows_params p)
+{
+    constexpr int R = KT / 2, P = (R + COLS - 1) / COLS, OUTW = (32 - 2 * P) * COLS;
+    const int lane = threadIdx.x & 31;
+    const int seg = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (seg >= p.segs)
+        return; // the whole warp
+    const int y0 = blockIdx.y * p.bh;
+    const int cx = seg * OUTW - P * COLS + lane * COLS;
+    const bool vec = cx >= 0 && cx + COLS <= p.width;
+    int col[COLS];
+#pragma unroll
+    for (int c = 0; c < COLS; c++)
+        col[c] = gvis_gauss_border_index(cx + c, p.width, p.border);
+    if (__all_sync(ROWS_FULL, vec))
+        rows_walk<KT, COLS, false>(p, lane, cx, col, y0);
+    else
+        rows_walk<KT, COLS, true>(p, lane, cx, col, y0);
 }
 
 // The taps centred in KT, the segments and the band height; the grid in gx, gy and the
@@ -202,18 +242,17 @@ static void rows_plan(gauss_rows_params &p, const gvis_gauss_desc *d, int sms, i
         p.wy[k] = iy >= 0 && iy < d->ky ? d->wy[iy] : 0.0f;
     }
     p.segs = (d->width + OUTW - 1) / OUTW;
-    // Band height: enough warps to keep ~32 a multiprocessor busy, but each walking at
-    // least 4 KT rows (the KT - 1 rows above a band are summed again by its warp).
+    // Band height: enough warps to keep ~48 a multiprocessor busy, but each walking at
+    // least 2 KT rows (the KT - 1 rows above a band are summed again by its warp).
     if (bh <= 0) {
-        long long target = 32LL * sms;
+        long long target = 48LL * sms;
         long long bands = (target + p.segs - 1) / p.segs;
         bh = (int)(((long long)d->height + bands - 1) / bands);
-        if (bh < 4 * KT)
-            bh = 4 * KT;
+        if (bh < 2 * KT)
+            bh = 2 * KT;
     }
-    bh = (bh + KT - 1) / KT * KT;
     p.bh = bh;
-    const int most = KT > 15 ? 4 : 8, wpb = p.segs < most ? p.segs : most;
+    const int most = 8, wpb = p.segs < most ? p.segs : most;
     *gx = (p.segs + wpb - 1) / wpb;
     *gy = (d->height + bh - 1) / bh;
     *threads = 32 * wpb;
@@ -230,12 +269,12 @@ static int rows_env(const char *name, int dflt)
 }
 
 struct rows_knobs {
-    int maxk, cols, bh;
+    int maxk, cols, bh, cap;
 };
 static const rows_knobs &rows_tuning()
 {
     static rows_knobs k = {rows_env("GVIS_GAUSS_ROWS_MAXK", GAUSS_ROWS_MAX_TAPS), rows_env("GVIS_GAUSS_ROWS_COLS", 0),
-                           rows_env("GVIS_GAUSS_ROWS_BH", 0)};
+                           rows_env("GVIS_GAUSS_ROWS_BH", 0), rows_env("GVIS_GAUSS_ROWS_CAP", 1)};
     return k;
 }
 
@@ -257,7 +296,10 @@ template <int KT, int COLS> static int rows_launch(gauss_rows_params &p, const g
     rows_plan<KT, COLS>(p, d, rows_sms(), rows_tuning().bh, &gx, &gy, &threads);
     if (gy > 65535)
         return GAUSS_ROWS_DECLINED; // the tile kernel's 1-D grid takes it
-    gauss_rows_u8<KT, COLS><<<dim3(gx, gy), threads, 0, st>>>(p);
+    if (rows_tuning().cap)
+        gauss_rows_u8<KT, COLS, 1><<<dim3(gx, gy), threads, 0, st>>>(p);
+    else
+        gauss_rows_u8<KT, COLS, 0><<<dim3(gx, gy), threads, 0, st>>>(p);
     return (int)cudaGetLastError();
 }
 
@@ -301,10 +343,6 @@ extern "C" int gvis_cu_gauss_rows(const void *d_src, size_t spitch, void *d_dst,
         return rows_launch<11, 4>(p, d, st);
     if (kt <= 13)
         return rows_launch<13, 4>(p, d, st);
-    if (kt <= 15)
-        return rows_launch<15, 4>(p, d, st);
-    if (kt <= 23)
-        return rows_launch<23, 4>(p, d, st);
-    return rows_launch<31, 4>(p, d, st);
+    return rows_launch<15, 4>(p, d, st);
 }
 #endif

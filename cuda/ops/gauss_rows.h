@@ -7,7 +7,7 @@
 
 #include "gauss.h"
 
-#define GAUSS_ROWS_MAX_TAPS 31
+#define GAUSS_ROWS_MAX_TAPS 15
 #define GAUSS_ROWS_DEFAULT_COLS 4
 /* What gvis_cu_gauss_rows returns for work it does not take (not 8-bit gray, a wider
  * kernel, buffers not 8-byte aligned): the caller runs the tile kernel instead. */

@@ -41,26 +41,6 @@ static int grid_limit(int per_sm_default)
     return b && atoi(b) > 0 ? atoi(b) : sms * per;
 }
 
-// Copies of each bin (R): GVIS_HIST_REPS overrides, for tuning (1 to 32, a power of two).
-// With R = 32 every lane counts into its own copy, in its own bank: no two lanes of a
-// warp meet on one bank, whatever the bytes.
-#ifndef HIST_REPS_GRAY8
-#define HIST_REPS_GRAY8 32
-#endif
-static int hist_reps(int dflt)
-{
-    static int env = -1;
-    if (env < 0) {
-        const char *e = getenv("GVIS_HIST_REPS");
-        env = e && atoi(e) > 0 ? atoi(e) : 0;
-    }
-    int r = env ? env : dflt;
-    int p = 1;
-    while (p * 2 <= r && p < 32)
-        p *= 2;
-    return p;
-}
-
 struct hist_args {
     const uint8_t *src;
     size_t pitch;
@@ -87,10 +67,8 @@ __device__ void finish_block(const hist_args &a, const uint32_t *sh, int nbins)
 {
     for (int bin = threadIdx.x; bin < nbins; bin += blockDim.x) {
         uint32_t s = 0;
-        // copies read in a rotated order, so that a warp's 32 bins do not all sit in
-        // one bank when R = 32
         for (int r = 0; r < a.reps; r++)
-            s += sh[bin * a.reps + ((r + bin) & (a.reps - 1))];
+            s += sh[bin * a.reps + r];
         if (s)
             atomicAdd(&a.out[bin], s);
     }
@@ -149,11 +127,10 @@ struct walk {
 // 8-bit gray: 16 bytes per item, two items' loads in flight before counting.
 __global__ void __launch_bounds__(THREADS) hist_gray8(hist_args a, int vec_per_row)
 {
-    extern __shared__ uint4 sh4[];
-    uint32_t *sh = reinterpret_cast<uint32_t *>(sh4);
-    const int reps = a.reps, nvec = 256 * reps / 4;
-    for (int i = threadIdx.x; i < nvec; i += THREADS)
-        sh4[i] = make_uint4(0, 0, 0, 0);
+    extern __shared__ uint32_t sh[];
+    const int reps = a.reps, nwords = 256 * reps;
+    for (int i = threadIdx.x; i < nwords; i += THREADS)
+        sh[i] = 0;
     clear_next(a);
     __syncthreads();
     const int lane = threadIdx.x & 31;
@@ -299,7 +276,7 @@ extern "C" int gvis_cu_hist(const void *d_src, size_t pitch, int width, int heig
     a.clear = d_clear;
     const size_t smem_budget = 48 * 1024;
     size_t per_rep = sizeof(uint32_t) * (size_t)a.nh * bins;
-    int reps = hist_reps(bits == 8 && channels == 1 ? HIST_REPS_GRAY8 : 8);
+    int reps = 8;
     while (reps > 1 && per_rep * reps > smem_budget)
         reps >>= 1;
     a.reps = reps;
