@@ -1,14 +1,16 @@
-// Separable Gaussian blur of 8-bit gray images, kernels up to GAUSS_ROWS_MAX_TAPS taps:
-// one warp per column segment, walking down a band of rows, everything in registers.
+// Separable Gaussian blur of large 8-bit gray images, kernels up to GAUSS_ROWS_MAX_TAPS
+// taps: one warp per column segment, walking down a band of rows, everything in registers.
 //
-// Each lane owns COLS adjacent columns (one 4- or 8-byte load per row).  Per input row it
+// Each lane owns COLS = 4 adjacent columns (one 4-byte load per row).  Per input row it
 // converts its bytes to float, takes the R = KT / 2 neighbouring columns on each side
 // from the neighbouring lanes (warp shuffles) and forms the horizontal sums; the last KT
-// rows of horizontal sums stay in a register ring (the loop is unrolled by KT, so the
-// ring's slots are fixed registers) and each new row completes one output row, the
-// vertical sum of the ring.  The P = ceil(R / COLS) lanes at each end of a warp only feed
-// their neighbours; a warp writes (32 - 2P) * COLS columns.  The rows of the next group
-// of KT are loaded while the current ones are summed.  No shared memory, no barrier.
+// rows of horizontal sums stay in a register ring (the loop is unrolled by a multiple of
+// KT, so the ring's slots are fixed registers) and each new row completes one output
+// row, the vertical sum of the ring.  The P = ceil(R / COLS) lanes at each end of a warp
+// only feed their neighbours; a warp writes (32 - 2P) * COLS columns.  Rows are loaded 8
+// ahead of the one being summed.  Warps whose lanes all lie inside the image load words;
+// the few at the image's edges load bytes through the column map.  No shared memory, no
+// barrier.
 //
 // Arithmetic: the taps are OpenCV's 8-bit fixed-point integers (sum 256, each >= 0) and
 // the samples integers <= 255, so every horizontal sum is an integer <= 255 * 256 and
@@ -38,7 +40,7 @@ struct gauss_rows_params {
     int bh;        // output rows per warp (band height)
     int segs;      // column segments (warps) across a band
     uint32_t bval4; // the constant border's byte, in all four bytes
-    float wx[GAUSS_ROWS_MAX_TAPS], wy[GAUSS_ROWS_MAX_TAPS]; // centred, zero-padded to KT
+    float wx[15], wy[15]; // centred, zero-padded to KT (room for templates to 15 taps)
 };
 
 // Byte k of word w as a float: 0x4B0000bb is 2^23 + b.
@@ -201,9 +203,11 @@ __device__ __forceinline__ void rows_walk(const gauss_rows_params &p, int lane, 
 #undef ROWS_LD
 }
 
-// Blocks a multiprocessor must hold (256 threads each): caps the registers at what the
-// inner warps' walk needs (ptxas -v: 44 to 104), so that the edge walk, which would want
-// more, spills a little in the few edge warps instead of halving every warp's occupancy.
+// CAP: registers capped (for 5 taps or fewer at 64, four 256-thread blocks a
+// multiprocessor) at about what the inner warps' walk needs (ptxas -v: 44 for 3 taps, 52
+// for 5); the edge walk, which would take ~105, spills a little in the few edge warps
+// instead of halving every warp's occupancy.  Measured on an H100 (docs/notes-gauss.md):
+// capped is 6 % faster at 5 taps.  Only CAP = 1 is launched.
 template <int KT, int COLS, int CAP> struct rows_minb {
     enum { value = !CAP ? 1 : COLS == 4 ? (KT <= 5 ? 4 : KT <= 9 ? 3 : 2) : (KT <= 5 ? 3 : 2) };
 };
@@ -230,9 +234,9 @@ __global__ void __launch_bounds__(256, (rows_minb<KT, COLS, CAP>::value)) gauss_
 }
 
 // The taps centred in KT, the segments and the band height; the grid in gx, gy and the
-// block's threads in threads.
+// block's threads in threads.  resident: blocks the whole GPU holds at once.
 template <int KT, int COLS>
-static void rows_plan(gauss_rows_params &p, const gvis_gauss_desc *d, int sms, int bh, int *gx, int *gy,
+static void rows_plan(gauss_rows_params &p, const gvis_gauss_desc *d, long long resident, int bh, int *gx, int *gy,
                       int *threads)
 {
     constexpr int R = KT / 2, P = (R + COLS - 1) / COLS, OUTW = (32 - 2 * P) * COLS;
@@ -242,26 +246,28 @@ static void rows_plan(gauss_rows_params &p, const gvis_gauss_desc *d, int sms, i
         p.wy[k] = iy >= 0 && iy < d->ky ? d->wy[iy] : 0.0f;
     }
     p.segs = (d->width + OUTW - 1) / OUTW;
-    // Band height: enough warps to keep ~48 a multiprocessor busy, but each walking at
-    // least 2 KT rows (the KT - 1 rows above a band are summed again by its warp).
+    const int most = 8, wpb = p.segs < most ? p.segs : most;
+    *gx = (p.segs + wpb - 1) / wpb;
+    // Band height: bands enough for 0.7 of the blocks the GPU holds at once, so the grid
+    // is one wave with no second, partial one (the sweep in docs/notes-gauss.md: 4K,
+    // 5 taps, 0.68 waves 0.0243 ms, 1.02 waves 0.0261, 1.49 waves 0.0308, 0.52 waves
+    // 0.0311), and at least 2 KT rows (a band's KT - 1 rows of halo are summed again).
     if (bh <= 0) {
-        long long target = 48LL * sms;
-        long long bands = (target + p.segs - 1) / p.segs;
+        long long target = (7 * resident + 9) / 10;
+        long long bands = (target + *gx - 1) / *gx;
         bh = (int)(((long long)d->height + bands - 1) / bands);
         if (bh < 2 * KT)
             bh = 2 * KT;
     }
     p.bh = bh;
-    const int most = 8, wpb = p.segs < most ? p.segs : most;
-    *gx = (p.segs + wpb - 1) / wpb;
     *gy = (d->height + bh - 1) / bh;
     *threads = 32 * wpb;
 }
 
 #ifndef GAUSS_ROWS_EMU
-// Tuning knobs, read once (docs/notes-gauss.md): GVIS_GAUSS_ROWS_MAXK (largest kernel
-// this path takes; 0 = never), GVIS_GAUSS_ROWS_COLS (4 or 8 columns a lane where both
-// exist), GVIS_GAUSS_ROWS_BH (rows a warp walks).
+// Knobs, read once (docs/notes-gauss.md): GVIS_GAUSS_ROWS_MAXK (largest kernel this path
+// takes, at most GAUSS_ROWS_MAX_TAPS; 0 = never), GVIS_GAUSS_ROWS_MIN_PIXELS (smallest
+// image it takes), GVIS_GAUSS_ROWS_BH (rows a warp walks; 0 = the rule above).
 static int rows_env(const char *name, int dflt)
 {
     const char *e = getenv(name);
@@ -269,37 +275,40 @@ static int rows_env(const char *name, int dflt)
 }
 
 struct rows_knobs {
-    int maxk, cols, bh, cap;
+    int maxk, min_pixels, bh;
 };
 static const rows_knobs &rows_tuning()
 {
-    static rows_knobs k = {rows_env("GVIS_GAUSS_ROWS_MAXK", GAUSS_ROWS_MAX_TAPS), rows_env("GVIS_GAUSS_ROWS_COLS", 0),
-                           rows_env("GVIS_GAUSS_ROWS_BH", 0), rows_env("GVIS_GAUSS_ROWS_CAP", 1)};
+    static rows_knobs k = {rows_env("GVIS_GAUSS_ROWS_MAXK", GAUSS_ROWS_MAX_TAPS),
+                           rows_env("GVIS_GAUSS_ROWS_MIN_PIXELS", GAUSS_ROWS_MIN_PIXELS),
+                           rows_env("GVIS_GAUSS_ROWS_BH", 0)};
     return k;
 }
 
-static int rows_sms()
+// Blocks of gauss_rows_u8<KT, 4> the device holds at once (multiprocessors x blocks each).
+template <int KT> static long long rows_resident()
 {
-    static int sms;
-    if (!sms) {
-        int dev = 0;
+    static long long n;
+    if (!n) {
+        int dev = 0, sms = 0, per = 0;
         cudaGetDevice(&dev);
         if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0)
             sms = 80;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, gauss_rows_u8<KT, 4, 1>, 256, 0) != cudaSuccess ||
+            per <= 0)
+            per = 4;
+        n = (long long)sms * per;
     }
-    return sms;
+    return n;
 }
 
-template <int KT, int COLS> static int rows_launch(gauss_rows_params &p, const gvis_gauss_desc *d, cudaStream_t st)
+template <int KT> static int rows_launch(gauss_rows_params &p, const gvis_gauss_desc *d, cudaStream_t st)
 {
     int gx, gy, threads;
-    rows_plan<KT, COLS>(p, d, rows_sms(), rows_tuning().bh, &gx, &gy, &threads);
+    rows_plan<KT, 4>(p, d, rows_resident<KT>(), rows_tuning().bh, &gx, &gy, &threads);
     if (gy > 65535)
         return GAUSS_ROWS_DECLINED; // the tile kernel's 1-D grid takes it
-    if (rows_tuning().cap)
-        gauss_rows_u8<KT, COLS, 1><<<dim3(gx, gy), threads, 0, st>>>(p);
-    else
-        gauss_rows_u8<KT, COLS, 0><<<dim3(gx, gy), threads, 0, st>>>(p);
+    gauss_rows_u8<KT, 4, 1><<<dim3(gx, gy), threads, 0, st>>>(p);
     return (int)cudaGetLastError();
 }
 
@@ -308,9 +317,9 @@ extern "C" int gvis_cu_gauss_rows(const void *d_src, size_t spitch, void *d_dst,
 {
     const rows_knobs &kn = rows_tuning();
     const int kt = d->kx > d->ky ? d->kx : d->ky;
-    if (d->bytes != 1 || d->channels != 1 || kt > kn.maxk || kt > GAUSS_ROWS_MAX_TAPS)
+    if (d->bytes != 1 || d->channels != 1 || kt > kn.maxk || kt > GAUSS_ROWS_MAX_TAPS ||
+        (long long)d->width * d->height < kn.min_pixels)
         return GAUSS_ROWS_DECLINED;
-    const int cols = kn.cols == 4 || kn.cols == 8 ? kn.cols : GAUSS_ROWS_DEFAULT_COLS;
     if (((uintptr_t)d_src | spitch | (uintptr_t)d_dst | dpitch) % 8)
         return GAUSS_ROWS_DECLINED;
     gauss_rows_params p;
@@ -324,25 +333,8 @@ extern "C" int gvis_cu_gauss_rows(const void *d_src, size_t spitch, void *d_dst,
     p.bval4 = 0x01010101u * (uint32_t)d->border_value;
     cudaStream_t st = (cudaStream_t)stream;
     // the smallest template at least as wide as the kernel
-    if (cols == 8 && kt <= 7) {
-        if (kt <= 3)
-            return rows_launch<3, 8>(p, d, st);
-        if (kt <= 5)
-            return rows_launch<5, 8>(p, d, st);
-        return rows_launch<7, 8>(p, d, st);
-    }
     if (kt <= 3)
-        return rows_launch<3, 4>(p, d, st);
-    if (kt <= 5)
-        return rows_launch<5, 4>(p, d, st);
-    if (kt <= 7)
-        return rows_launch<7, 4>(p, d, st);
-    if (kt <= 9)
-        return rows_launch<9, 4>(p, d, st);
-    if (kt <= 11)
-        return rows_launch<11, 4>(p, d, st);
-    if (kt <= 13)
-        return rows_launch<13, 4>(p, d, st);
-    return rows_launch<15, 4>(p, d, st);
+        return rows_launch<3>(p, d, st);
+    return rows_launch<5>(p, d, st);
 }
 #endif

@@ -1,5 +1,5 @@
-/* cuda/ops/gauss_rows.cu: the register-ring blur for 8-bit gray images and kernels up to
- * GAUSS_ROWS_MAX_TAPS taps, which gvis_cu_gauss (gauss.cu) tries first. */
+/* cuda/ops/gauss_rows.cu: the register-ring blur for large 8-bit gray images and kernels
+ * up to GAUSS_ROWS_MAX_TAPS taps, which gvis_cu_gauss (gauss.cu) tries first. */
 #ifndef GVIS_CUDA_GAUSS_ROWS_H
 #define GVIS_CUDA_GAUSS_ROWS_H
 
@@ -7,10 +7,13 @@
 
 #include "gauss.h"
 
-#define GAUSS_ROWS_MAX_TAPS 15
-#define GAUSS_ROWS_DEFAULT_COLS 4
+/* The template takes any odd tap count; these are the ones measured faster than the
+ * tile kernel (docs/notes-gauss.md, "Issue 18"): up to 5 taps, images of 4 Mpixels and
+ * more (at 1920x1080 it was 7 % slower). */
+#define GAUSS_ROWS_MAX_TAPS 5
+#define GAUSS_ROWS_MIN_PIXELS 4000000
 /* What gvis_cu_gauss_rows returns for work it does not take (not 8-bit gray, a wider
- * kernel, buffers not 8-byte aligned): the caller runs the tile kernel instead. */
+ * kernel, a smaller image, buffers not 8-byte aligned): the caller runs the tile kernel. */
 #define GAUSS_ROWS_DECLINED (-1)
 
 #ifdef __cplusplus
