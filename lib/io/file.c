@@ -174,8 +174,10 @@ gvis_fileset *gvis_fileset_new(const char *const *paths, size_t n)
         if (stat(paths[i], &st) == 0)
             s->ids[s->nids++] = (struct fid){st.st_dev, st.st_ino};
     }
-    qsort(s->names, s->n, sizeof *s->names, cmp_name);
-    qsort(s->ids, s->nids, sizeof *s->ids, cmp_fid);
+    if (s->n) /* qsort wants an array, even of nothing */
+        qsort(s->names, s->n, sizeof *s->names, cmp_name);
+    if (s->nids)
+        qsort(s->ids, s->nids, sizeof *s->ids, cmp_fid);
     return s;
 }
 
