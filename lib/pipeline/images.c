@@ -582,8 +582,15 @@ int gvis_image_batch_run(const gvis_image_batch *b)
     for (int i = 0; i < b->writers; i++)
         if (!(r.wctx[i] = gvis_io_ctx(b->ctxs[0])))
             goto out;
+    /* pinned host images for the uploads, but where JPEG goes through nvJPEG: there the
+     * host images are the few the engines do not take, and the readers' libjpeg-turbo
+     * decodes under --jpeg-codec auto while the decoders warm up, whose pinning of each new
+     * buffer (cudaHostAlloc) held the driver that the decoders were being made on (made in
+     * 1.4-1.8 s against 0.55: issue 17) */
     for (int i = 0; i < b->workers; i++)
         r.pin |= b->ctxs[i] ? b->ctxs[i]->on_cuda : b->ctxs[0]->on_cuda;
+    const char *pe = getenv("GVIS_BATCH_PINNED"); /* 0 or 1: either way, for comparisons */
+    r.pin = pe && (!strcmp(pe, "0") || !strcmp(pe, "1")) ? r.pin && *pe == '1' : r.pin && !r.gpu_jpeg;
     /* at most every slot's two images alive at once, and the stage in progress */
     if (gvis_bufpool_init(&r.pool, 2 * r.inflight + 2, r.pin))
         goto out;
