@@ -24,11 +24,14 @@ static void *stream;
 static int verbose;
 static double t_start;
 
-/* GVIS_TEST_VERBOSE=1: progress on stderr, to see where a slow run spends its time. */
+/* Progress on stdout, flushed, so that a run stopped by a timeout still says where it
+ * was; GVIS_TEST_VERBOSE=1 adds the steps inside each case. */
 static void progress(const char *what)
 {
-    if (verbose)
-        fprintf(stderr, "[%8.1f ms] %s\n", gvis_now_ms() - t_start, what);
+    if (verbose || what[0] != ' ') {
+        printf("[%8.1f ms] %s\n", gvis_now_ms() - t_start, what);
+        fflush(stdout);
+    }
 }
 
 static void *dev(int slot, size_t bytes)
@@ -149,6 +152,27 @@ static void check_sum_volume(int W, int H, const gvis_sgm_params *p, const uint6
     down(vol, d_sumvol, bytes);
     bad = sum_diff(vol, stride, n, D, cpu_sum, NULL);
     CHECKF(bad == 0, "%s: sum volume: %zu of %zu values differ", what, bad, n * stride);
+    /* in bands of rows (gvis_cu_sgm_path_sum_band, the pipeline's way for the sum volume):
+     * one row a band, heights that divide H or not, the whole height and more; garbage in
+     * the volume and the line states first */
+    const size_t sbytes = gvis_cu_sgm_band_state_bytes(W, H, stride);
+    uint32_t *d_state = dev(12, sbytes);
+    const int bands[] = {1, 2, 7, H / 2 + 1, H, H + 5, 24};
+    for (size_t i = 0; i < sizeof bands / sizeof bands[0]; i++) {
+        if (bytes > (64u << 20) && (i == 0 || i == 2 || i == 5))
+            continue; /* the big volumes: fewer heights (each check reads the whole volume) */
+        CHECK(gvis_cu_memset(job, d_sumvol, 0xa7, bytes) == 0 && gvis_cu_memset(job, d_state, 0x5c, sbytes) == 0);
+        CHECK(gvis_cu_sgm_path_sum_band(d_cl, d_cr, d_guide, d_guide_r, tab, W, H, D, M, p->census, p->p1, p->p2,
+                                        p->p2_adapt, p->paths, bands[i], d_sumvol, stride, d_state, stream) == 0);
+        down(vol, d_sumvol, bytes);
+        bad = sum_diff(vol, stride, n, D, cpu_sum, NULL);
+        CHECKF(bad == 0, "%s: sum volume in bands of %d rows: %zu of %zu values differ", what, bands[i], bad,
+               n * stride);
+    }
+    CHECK(gvis_cu_sgm_path_sum_band(d_cl, d_cr, d_guide, d_guide_r, tab, W, H, D, M, p->census, p->p1, p->p2,
+                                    p->p2_adapt, p->paths, 0, d_sumvol, stride, d_state, stream) != 0);
+    CHECK(gvis_cu_sgm_path_sum_band(d_cl, d_cr, d_guide, d_guide_r, tab, W, H, D, M, p->census, p->p1, p->p2,
+                                    p->p2_adapt, 6, 4, d_sumvol, stride, d_state, stream) != 0);
     /* bad arguments are refused */
     CHECK(gvis_cu_sgm_path_sum(d_cl, d_cr, d_guide, d_guide_r, tab, W, H, D, M, p->census, p->p1, p->p2, p->p2_adapt, 0,
                                1, 1, d_sumvol, stride - 32, stream) != 0);
@@ -281,6 +305,61 @@ static void check_stages(int W, int H, gvis_type type, const gvis_sgm_params *p,
     gvis_image_free(&R);
 }
 
+/* The banded sum volume at its edges against the naive paths summed on the CPU: every
+ * band height from 1 to past H (a sample on taller images), so that bands divide H or
+ * not, H < band, H = 1 and W = 1, and the diagonals' lines cross band edges, enter
+ * through the side inside a band and leave through it. */
+static void check_band_edges(int W, int H, int D, int paths, int cost, int census)
+{
+    gvis_sgm_params p;
+    gvis_sgm_defaults(&p);
+    p.max_disp = D;
+    p.min_disp = -3;
+    p.paths = paths;
+    p.cost = cost;
+    p.census = census;
+    const int stride = GVIS_SGM_SUM_STRIDE(D);
+    const size_t n = (size_t)W * H, bytes = n * stride * 2;
+    gvis_image L, R;
+    t_make(&L, W, H, 1, GVIS_U8, 1, 0);
+    t_make(&R, W, H, 1, GVIS_U8, 1, 0);
+    uint64_t *cl = malloc(n * 8), *cr = malloc(n * 8);
+    uint8_t *gl = malloc(n), *gr = malloc(n), *lr = malloc(n * D), luts[128];
+    uint16_t *ref = calloc(n * D, 2), *vol = malloc(bytes);
+    gvis_sgm_census(L.data, L.stride, 1, W, H, census, cl);
+    gvis_sgm_census(R.data, R.stride, 1, W, H, census, cr);
+    gvis_sgm_guide(&L, gl);
+    gvis_sgm_guide(&R, gr);
+    gvis_sgm_cost_luts(census, luts, luts + 64);
+    for (int dir = 0; dir < paths; dir++) {
+        gvis_sgm_path_ref(cl, cr, gl, gl, gr, W, H, &p, dir, lr);
+        for (size_t i = 0; i < n * D; i++)
+            ref[i] = (uint16_t)(ref[i] + lr[i]);
+    }
+    uint64_t *d_cl = dev(1, n * 8), *d_cr = dev(2, n * 8);
+    uint8_t *d_gl = dev(3, n), *d_gr = dev(10, n);
+    uint16_t *d_vol = dev(11, bytes);
+    const size_t sbytes = gvis_cu_sgm_band_state_bytes(W, H, stride);
+    uint32_t *d_state = dev(12, sbytes);
+    up(d_cl, cl, n * 8);
+    up(d_cr, cr, n * 8);
+    up(d_gl, gl, n);
+    up(d_gr, gr, n);
+    const uint8_t *tab = cost == GVIS_COST_ADCENSUS ? luts : NULL;
+    for (int band = 1; band <= H + 1; band += H <= 12 ? 1 : band < 4 ? 1 : band < H - 2 ? (H + 5) / 6 : 1) {
+        CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0 && gvis_cu_memset(job, d_state, 0x5c, sbytes) == 0);
+        CHECK(gvis_cu_sgm_path_sum_band(d_cl, d_cr, d_gl, d_gr, tab, W, H, D, p.min_disp, census, p.p1, p.p2,
+                                        p.p2_adapt, paths, band, d_vol, stride, d_state, stream) == 0);
+        down(vol, d_vol, bytes);
+        size_t bad = sum_diff(vol, stride, n, D, ref, NULL);
+        CHECKF(bad == 0, "band edges %dx%d D %d paths %d %s: bands of %d rows: %zu of %zu values differ", W, H, D,
+               paths, cost == GVIS_COST_ADCENSUS ? "ad-census" : "census", band, bad, n * stride);
+    }
+    free(cl), free(cr), free(gl), free(gr), free(lr), free(ref), free(vol);
+    gvis_image_free(&L);
+    gvis_image_free(&R);
+}
+
 /* The whole pipeline through gvis_sgm on both devices. */
 static void check_pipeline(gvis_ctx *cpu, gvis_ctx *gpu, int W, int H, int channels, gvis_type type,
                            const gvis_sgm_params *p)
@@ -367,6 +446,15 @@ int main(void)
     }
 
     progress("stages done");
+    /* the banded sum volume's edges */
+    const int edges[][2] = {{1, 37}, {40, 1}, {29, 2}, {17, 53}, {131, 9}, {70, 33}};
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++) {
+        check_band_edges(edges[e][0], edges[e][1], e % 2 ? 16 : 48, e == 3 ? 4 : 8,
+                         e % 3 == 1 ? GVIS_COST_CENSUS : GVIS_COST_ADCENSUS, (int)(e % 2));
+        check_band_edges(edges[e][0], edges[e][1], e < 3 ? 80 : 144, 8, GVIS_COST_ADCENSUS, (int)(e + 1) % 2);
+    }
+    check_band_edges(9, 14, 512, 8, GVIS_COST_CENSUS, GVIS_CENSUS_SYM);
+    progress("band edges done");
     /* the whole pipeline, every option family */
     gvis_sgm_params p;
     for (int variant = 0; variant < 8; variant++) {
@@ -381,6 +469,23 @@ int main(void)
         p.cost = variant == 3 ? GVIS_COST_CENSUS : GVIS_COST_ADCENSUS;
         check_pipeline(cpu, gpu, 203, 97, variant % 2 ? 3 : 1, variant & 1 ? GVIS_U16 : GVIS_U8, &p);
     }
+    /* the pipeline on the sum volume (the 4K policy), in bands of 5 rows, one band, and whole */
+    setenv("GVIS_SGM_PER_PATH", "0", 1);
+    const char *band_env[] = {"5", "1000", "0"};
+    for (int b = 0; b < 3; b++) {
+        setenv("GVIS_SGM_BAND", band_env[b], 1);
+        for (int variant = 0; variant < 4; variant++) {
+            gvis_sgm_defaults(&p);
+            p.max_disp = variant % 2 ? 64 : 128;
+            p.min_disp = variant == 2 ? -16 : 0;
+            p.paths = variant == 3 ? 4 : 8;
+            p.cost = variant == 1 ? GVIS_COST_CENSUS : GVIS_COST_ADCENSUS;
+            check_pipeline(cpu, gpu, 203 + variant, 97 - 2 * variant, 1, GVIS_U8, &p);
+        }
+    }
+    unsetenv("GVIS_SGM_BAND");
+    unsetenv("GVIS_SGM_PER_PATH");
+    progress("pipelines done");
     /* wider than the two-pass WTA's shared memory allows: the ring kernel has no width limit */
     gvis_sgm_defaults(&p);
     p.max_disp = 64;

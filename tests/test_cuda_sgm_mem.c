@@ -110,10 +110,17 @@ int main(void)
         run(gpu, &L, &R, D, &d, &dr);
         gvis_disp_free(&d), gvis_disp_free(&dr);
     }
-    /* the per-path pipeline (the old way) gives the same maps */
-    setenv("GVIS_SGM_PER_PATH", "1", 1);
     gvis_sgm_params p;
     gvis_sgm_defaults(&p);
+    /* the sum volume walked whole (not in bands) gives the same maps */
+    setenv("GVIS_SGM_BAND", "0", 1);
+    CHECK_OK(gvis_sgm(gpu, &L, &R, &p, &d, &dr));
+    CHECKF(memcmp(d.data, d128.data, (size_t)W * H * 2) == 0 && memcmp(dr.data, d128r.data, (size_t)W * H * 2) == 0,
+           "D 128: the banded sum volume's maps differ from the whole-image walk's");
+    gvis_disp_free(&d), gvis_disp_free(&dr);
+    unsetenv("GVIS_SGM_BAND");
+    /* the per-path pipeline (the old way) gives the same maps */
+    setenv("GVIS_SGM_PER_PATH", "1", 1);
     if (gvis_sgm(gpu, &L, &R, &p, &d, &dr) == GVIS_OK) {
         const size_t n = (size_t)W * H;
         CHECKF(memcmp(d.data, d128.data, n * 2) == 0 && memcmp(dr.data, d128r.data, n * 2) == 0,

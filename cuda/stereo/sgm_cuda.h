@@ -51,6 +51,18 @@ int gvis_cu_sgm_path_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8
                          int census, int p1, int p2, int p2_adapt, int dir, int ndirs, int add, uint16_t *d_sum,
                          int stride, void *stream);
 
+/* sgm_path_band.cu: the same sum volume as gvis_cu_sgm_path_sum with add = 0 over all
+ * `paths` (4 or 8) directions, the vertical and diagonal ones walked in bands of `band` rows
+ * (>= 1) so that a band of the volume stays in L2 for its 3 directions: the horizontal
+ * directions over whole rows, then the downward directions band by band from the top, then
+ * the upward ones from the bottom.  d_state (gvis_cu_sgm_band_state_bytes) carries each
+ * line's path costs from one band to the next.  Bit-identical to gvis_cu_sgm_path_sum. */
+size_t gvis_cu_sgm_band_state_bytes(int width, int height, int stride);
+int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
+                              const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D,
+                              int min_disp, int census, int p1, int p2, int p2_adapt, int paths, int band,
+                              uint16_t *d_sum, int stride, uint32_t *d_state, void *stream);
+
 /* sgm_cost_adcensus.cu: the ad-census cost volume of step 3 (u8, [y][x][k], W x H x D) from
  * the censuses and the 8-bit guides of both views; luts as for gvis_cu_sgm_path_cost. */
 int gvis_cu_sgm_cost_adcensus(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_gl, const uint8_t *d_gr,

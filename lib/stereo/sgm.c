@@ -284,8 +284,29 @@ size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int 
                            + (p->aggregate == GVIS_AGGREGATE_CROSS || p->refine
                                   ? n * 9 + 3 * (size_t)((width + 7) / 8) * ((height + 7) / 8) + 352
                                   : 0); /* arms, the vote's list and flags, labels, counts */
+    /* the banded sum's line states: 3 directions x (W + H - 1) lines x the stride */
+    const size_t state = !per_path && gvis_sgm_cuda_band(width, height, p) > 0
+                             ? 3 * ((size_t)width + height - 1) * GVIS_SGM_SUM_STRIDE(p->max_disp) * 2
+                             : 0;
     return 2 * n * 8 + n + vol + 4 * n * sizeof(int16_t) + 2 * n * 2 +
-           (p->cost == GVIS_COST_ADCENSUS ? n : 0) /* the right guide */ + quality;
+           (p->cost == GVIS_COST_ADCENSUS ? n : 0) /* the right guide */ + quality + state;
+}
+
+int gvis_sgm_cuda_band(int width, int height, const gvis_sgm_params *p)
+{
+    if (p->aggregate != GVIS_AGGREGATE_NONE || width <= 0 || height <= 0)
+        return 0; /* the cross pipeline's paths (cuda/stereo/sgm_path_volume.cu) walk whole lines */
+    const char *e = getenv("GVIS_SGM_BAND");
+    if (e && *e) {
+        char *end;
+        long v = strtol(e, &end, 10);
+        if (*end == 0 && v >= 0)
+            return v > height ? height : (int)v;
+    }
+    const size_t row = (size_t)width * GVIS_SGM_SUM_STRIDE(p->max_disp) * 2;
+    size_t rows = GVIS_SGM_BAND_BYTES / row;
+    rows = rows < 1 ? 1 : rows;
+    return rows > (size_t)height ? height : (int)rows;
 }
 
 int gvis_sgm_cuda_per_path(int width, int height, const gvis_sgm_params *p)
@@ -307,6 +328,8 @@ typedef struct {
     size_t pl, pr;
     uint64_t *d_cl, *d_cr;
     uint8_t *d_guide, *d_guide_r, *d_lr; /* d_lr: the per-path volumes, or the u16 sum volume */
+    uint32_t *d_state;                   /* the banded sum's line states */
+    int band;                            /* rows a band of the sum's vertical and diagonal paths; 0 whole */
     uint8_t luts[128];                   /* ad-census tables */
     int per_path;
     int16_t *d_t[4];
@@ -368,7 +391,11 @@ static int sgm_launch(void *arg, void *stream)
     } else {
         /* all paths added into one u16 volume: a third of the memory (sgm_cuda.h) */
         uint16_t *sum = (uint16_t *)(void *)g->d_lr;
-        if (!err)
+        if (!err && g->band > 0)
+            err = gvis_cu_sgm_path_sum_band(g->d_cl, g->d_cr, g->d_guide, g->d_guide_r, luts, W, H, D, M, p->census,
+                                            p->p1, p->p2, p->p2_adapt, p->paths, g->band, sum,
+                                            GVIS_SGM_SUM_STRIDE(D), g->d_state, stream);
+        else if (!err)
             err = gvis_cu_sgm_path_sum(g->d_cl, g->d_cr, g->d_guide, g->d_guide_r, luts, W, H, D, M, p->census, p->p1,
                                        p->p2, p->p2_adapt, 0, p->paths, 0, sum, GVIS_SGM_SUM_STRIDE(D), stream);
         if (!err)
@@ -430,6 +457,7 @@ static int sgm_cuda(gvis_ctx *ctx, void *arg)
     memset(&g, 0, sizeof g);
     g.c = c;
     g.per_path = per_path;
+    g.band = per_path ? 0 : gvis_sgm_cuda_band(W, H, c->p);
     int rc = gvis_cuda_upload_image(ctx, 0, c->gl, (void **)&g.d_gl, &g.pl);
     if (!rc)
         rc = gvis_cuda_upload_image(ctx, 1, c->gr, (void **)&g.d_gr, &g.pr);
@@ -442,6 +470,9 @@ static int sgm_cuda(gvis_ctx *ctx, void *arg)
         err = gvis_cu_buffer(ctx->job, 4, vol, (void **)&g.d_lr);
     for (int i = 0; i < 4 && !err; i++)
         err = gvis_cu_buffer(ctx->job, 5 + i, n * sizeof(int16_t), (void **)&g.d_t[i]);
+    if (!err && g.band > 0)
+        err = gvis_cu_buffer(ctx->job, 14, gvis_cu_sgm_band_state_bytes(W, H, GVIS_SGM_SUM_STRIDE(D)),
+                             (void **)&g.d_state);
     if (!err)
         err = gvis_cu_buffer(ctx->job, 9, n, (void **)&g.d_guide);
     if (!err && c->p->cost == GVIS_COST_ADCENSUS) {
@@ -474,7 +505,10 @@ static int sgm_cuda(gvis_ctx *ctx, void *arg)
         return rc;
     gvis_log(ctx, GVIS_LOG_INFO, "SGM device buffers: %.1f MiB for %dx%d, %d disparities, %d paths (%s)",
              gvis_sgm_cuda_bytes(W, H, c->p, per_path) / 1048576.0, W, H, D, c->p->paths,
-             per_path ? "per-path u8 volumes" : "one u16 sum volume");
+             per_path ? "per-path u8 volumes" : g.band > 0 ? "one u16 sum volume, bands" : "one u16 sum volume");
+    if (g.band > 0)
+        gvis_log(ctx, GVIS_LOG_INFO, "SGM sum volume: vertical and diagonal paths in bands of %d rows (%.1f MiB)",
+                 g.band, (double)W * g.band * GVIS_SGM_SUM_STRIDE(D) * 2 / 1048576.0);
     if ((rc = gvis_time_cuda(ctx, sgm_launch, &g)))
         return rc;
     rc = gvis_cuda_download(ctx, c->out_l->data, g.d_outl, n * sizeof(int16_t));

@@ -152,6 +152,13 @@ size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int 
  * either (to time the two side by side). */
 #define GVIS_SGM_PER_PATH_MAX ((size_t)5 << 29) /* 2.5 GiB */
 int gvis_sgm_cuda_per_path(int width, int height, const gvis_sgm_params *p);
+/* Rows a band of the CUDA sum volume's vertical and diagonal paths (cuda/stereo/
+ * sgm_path_band.cu), 0 for whole-image walks: as many rows as GVIS_SGM_BAND_BYTES of the
+ * volume hold (a band stays in the GPU's L2 while its 3 directions add into it), at least
+ * 1, at most the height; GVIS_SGM_BAND=N in the environment sets N rows (0: whole-image
+ * walks, to time the two side by side).  0 with --aggregate cross. */
+#define GVIS_SGM_BAND_BYTES ((size_t)24 << 20)
+int gvis_sgm_cuda_band(int width, int height, const gvis_sgm_params *p);
 
 /* ---- stages (CPU), exposed for the tests and the CUDA parity checks ---- */
 

@@ -7,6 +7,12 @@ void gvis_sgm_path_ref(const uint64_t *cl, const uint64_t *cr, const uint8_t *gu
                        const uint8_t *ad_r, int width, int height, const gvis_sgm_params *prm, int dir, uint8_t *lr)
 {
     const int D = prm->max_disp, p1 = prm->p1;
+    /* the ad-census tables once (gvis_sgm_cost_ref builds them at every call: 64 exp() a
+     * cost, which made test_cuda_sgm's references take minutes) */
+    uint8_t lc[64], la[64];
+    const int adc = prm->cost == GVIS_COST_ADCENSUS;
+    if (adc)
+        gvis_sgm_cost_luts(prm->census, lc, la);
     const int rx = gvis_sgm_dirs[dir][0], ry = gvis_sgm_dirs[dir][1];
     /* Visit pixels so that p - r is always done before p. */
     const int ys = ry >= 0 ? 0 : height - 1, ye = ry >= 0 ? height : -1, yst = ry >= 0 ? 1 : -1;
@@ -29,7 +35,11 @@ void gvis_sgm_path_ref(const uint64_t *cl, const uint64_t *cr, const uint8_t *gu
                     if (p[k] < m)
                         m = p[k];
             for (int k = 0; k < D; k++) {
-                int c = gvis_sgm_cost_ref(cl, cr, ad_l, ad_r, width, prm, x, y, k);
+                int xr = x - prm->min_disp - k;
+                xr = xr < 0 ? 0 : xr >= width ? width - 1 : xr;
+                const size_t li = (size_t)y * width + x, ri = (size_t)y * width + xr;
+                int c = adc ? gvis_sgm_cost_adcensus_ref(cl[li], cr[ri], ad_l[li], ad_r[ri], lc, la)
+                            : __builtin_popcountll(cl[li] ^ cr[ri]);
                 int v = c;
                 if (has_prev) {
                     int t = p[k] - m;

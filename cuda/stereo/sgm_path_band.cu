@@ -1,0 +1,108 @@
+// SGM path aggregation into the u16 sum volume in bands of rows (issue 18's 4K row).
+//
+// The whole-image walk (gvis_cu_sgm_path_sum) adds each direction into the 2 GB volume of
+// a 4K image at times unrelated to the other directions', so every 32-bit reduction misses
+// L2 and is a DRAM read-modify-write (ncu: 31.7 GB for 7 directions, 16.2 ms on an H100).
+// Here the horizontal directions still walk whole rows (a line is a row: 2 launches,
+// the first stores), and the vertical and diagonal directions walk bands of `band` rows,
+// top to bottom for the three downward directions, then bottom to top for the three
+// upward ones, one launch a band.  A band of the sum volume (rows x W x stride x 2 bytes)
+// that fits in L2 is read from DRAM once and written back once for its 3 directions
+// instead of 3 times each.  A line that leaves a band through its last row keeps its
+// path costs (the lane registers prev[] of path_kernel_il) in d_state, one slot a line
+// (band_slot: its column, or the diagonal's x - y or x + y), and the next band's launch
+// takes them up; lines that enter a band through the left or right image edge start
+// afresh, as in the whole image.  The same path costs Lr are added as in the whole-image
+// walk, so S is the same integer (sgm_path.cu's SUM comment), bit for bit.
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "sgm_cuda.h"
+#include "sgm_path_kernel.cuh"
+
+template <int K, bool NARROW, bool ADC>
+static void band_k(int D, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
+{
+    if (D == 32 * K)
+        path_kernel_il<K, NARROW, true, ADC, true, true><<<grid, block, 0, s>>>(a);
+    else
+        path_kernel_il<K, NARROW, false, ADC, true, true><<<grid, block, 0, s>>>(a);
+}
+
+template <bool NARROW, bool ADC>
+static void band_pairs(int D, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
+{
+    if (D <= 64)
+        band_k<2, NARROW, ADC>(D, grid, block, s, a);
+    else if (D <= 128)
+        band_k<4, NARROW, ADC>(D, grid, block, s, a);
+    else if (D <= 256)
+        band_k<8, NARROW, ADC>(D, grid, block, s, a);
+    else
+        band_k<16, NARROW, ADC>(D, grid, block, s, a);
+}
+
+extern "C" size_t gvis_cu_sgm_band_state_bytes(int width, int height, int stride)
+{
+    if (width <= 0 || height <= 0 || stride <= 0)
+        return 0;
+    return 3 * ((size_t)width + height - 1) * (size_t)stride * sizeof(uint16_t);
+}
+
+extern "C" int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
+                                         const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D,
+                                         int min_disp, int census, int p1, int p2, int p2_adapt, int paths, int band,
+                                         uint16_t *d_sum, int stride, uint32_t *d_state, void *stream)
+{
+    if (!d_sum || !d_state || stride % 64 || stride < (D + 63) / 64 * 64 || width <= 0 || height <= 0 || band < 1 ||
+        (paths != 4 && paths != 8) || D < 16 || D > 512 || D % 16 || (census != 0 && census != 1) ||
+        (luts && !d_guide_r) || (long long)width + height > 0x7fffffffLL - 64)
+        return (int)cudaErrorInvalidValue;
+    // the horizontal directions over whole rows: (-1, 0) stores every word, (1, 0) adds
+    int e = gvis_cu_sgm_path_sum(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2,
+                                 p2_adapt, 0, 2, 0, d_sum, stride, stream);
+    if (e)
+        return e;
+    path_args a;
+    memset(&a, 0, sizeof a);
+    a.cl = d_cl;
+    a.cr = d_cr;
+    a.guide = d_guide;
+    a.guide_r = d_guide_r;
+    if (luts)
+        memcpy(a.luts, luts, sizeof a.luts);
+    a.width = width;
+    a.height = height;
+    a.D = D;
+    a.min_disp = min_disp;
+    a.p1 = p1;
+    a.p2 = p2;
+    a.p2_adapt = p2_adapt;
+    a.sum = reinterpret_cast<uint32_t *>(d_sum);
+    a.sw = stride / 2;
+    a.store = 0;
+    a.state = d_state;
+    const int nv = paths == 8 ? 3 : 1; // (0, 1) (1, 1) (-1, 1) down, (0, -1) (-1, -1) (1, -1) up
+    const int nb = (height + band - 1) / band;
+    cudaStream_t s = (cudaStream_t)stream;
+    for (int pass = 0; pass < 2; pass++) {
+        static const int down[3] = {2, 4, 6}, up[3] = {3, 5, 7};
+        for (int i = 0; i < nv; i++)
+            a.dirs[i] = pass ? up[i] : down[i];
+        for (int i = 0; i < nb; i++) {
+            const int b = pass ? nb - 1 - i : i;
+            a.y0 = b * band;
+            a.y1 = a.y0 + band < height ? a.y0 + band : height;
+            const int lines = width + (nv > 1 ? a.y1 - a.y0 - 1 : 0);
+            const dim3 grid((lines + WARPS - 1) / WARPS, nv), block(WARPS * 32);
+            if (census == 1)
+                luts ? band_pairs<true, true>(D, grid, block, s, a) : band_pairs<true, false>(D, grid, block, s, a);
+            else
+                luts ? band_pairs<false, true>(D, grid, block, s, a) : band_pairs<false, false>(D, grid, block, s, a);
+            if ((e = (int)cudaGetLastError()))
+                return e;
+        }
+    }
+    return 0;
+}

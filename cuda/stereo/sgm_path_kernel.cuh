@@ -1,0 +1,311 @@
+// The SGM path kernel (lib/stereo/sgm.h step 4), shared by sgm_path.cu (whole-image walks:
+// per-direction u8 volumes or the u16 sum volume) and sgm_path_band.cu (the sum volume in
+// bands of rows, each line's state carried from band to band).  Everything here has internal
+// linkage: each .cu instantiates the kernels it launches.
+#ifndef GVIS_SGM_PATH_KERNEL_CUH
+#define GVIS_SGM_PATH_KERNEL_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "sgm_cost_adcensus.cuh"
+
+namespace {
+
+#define WARPS 4
+#define BIG 0x3fff
+
+struct path_args {
+    const uint64_t *cl, *cr;
+    const uint8_t *guide, *guide_r; // guide_r: the right view's, ad-census costs only
+    uint8_t luts[128];              // ad-census tables (census 0..63, AD 0..63)
+    int width, height, D, min_disp, p1, p2, p2_adapt;
+    int dirs[8];     // blockIdx.y = i runs direction dirs[i] (into lr + i * vol)
+    size_t vol;
+    uint8_t *lr;
+    uint32_t *sum; // SUM: the sum volume, sw 32-bit words (pairs of u16) a pixel
+    int sw;
+    int store; // SUM: 1 stores (the first direction to write the volume), 0 adds
+    // BAND: the rows y0 .. y1 - 1 only (vertical and diagonal directions); a line that
+    // crosses the band's edge carries its path costs (the lane registers prev[]) in
+    // state: slot band_slot() of direction i at state + (i * (W + H - 1) + slot) * sw
+    int y0, y1;
+    uint32_t *state;
+};
+
+__constant__ int c_dirs[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, -1}, {-1, 1}, {1, -1}};
+
+// The first pixel of line `line` of direction (rx, ry); false past the last line.
+__device__ __forceinline__ bool line_start(int line, int rx, int ry, int W, int H, int &x, int &y)
+{
+    const int lines = ry == 0 ? H : rx == 0 ? W : W + H - 1;
+    if (line >= lines)
+        return false;
+    const int x0 = rx > 0 ? 0 : W - 1, y0 = ry > 0 ? 0 : H - 1;
+    if (ry == 0) {
+        x = x0;
+        y = line;
+    } else if (line < W) {
+        x = line;
+        y = y0;
+    } else {
+        x = x0;
+        y = ry > 0 ? line - W + 1 : H - 2 - (line - W);
+    }
+    return true;
+}
+
+// BAND: the first pixel of line `line` of direction (rx, ry != 0) inside rows y0 .. y1 - 1,
+// walked downwards (ry > 0) or upwards; false past the last line.  Lines 0 .. W - 1 enter
+// through the band's first row (top for ry > 0, bottom otherwise) at x = line, and continue
+// the path of the band before when their previous pixel is inside the image (*cont); the
+// diagonals' other lines enter through the left or right image edge inside the band and
+// start afresh there, as in the whole image (line_start's numbering for y0 = 0, y1 = H).
+__device__ __forceinline__ bool band_line_start(int line, int rx, int ry, int W, int H, int y0, int y1, int &x, int &y,
+                                                bool &cont)
+{
+    const int lines = rx == 0 ? W : W + y1 - y0 - 1;
+    if (line >= lines)
+        return false;
+    if (line < W) {
+        x = line;
+        y = ry > 0 ? y0 : y1 - 1;
+        const int px = x - rx, py = y - ry;
+        cont = px >= 0 && px < W && py >= 0 && py < H;
+    } else {
+        x = rx > 0 ? 0 : W - 1;
+        y = ry > 0 ? y0 + 1 + (line - W) : y1 - 2 - (line - W);
+        cont = false;
+    }
+    return true;
+}
+
+// BAND: a line's state slot, the same for all its pixels: x for a vertical line, the
+// constant x - y or x + y of a diagonal (0 .. W + H - 2).
+__device__ __forceinline__ int band_slot(int x, int y, int rx, int ry, int H)
+{
+    return rx == 0 ? x : rx == ry ? x - y + H - 1 : x + y;
+}
+
+// The disparities of a lane are packed as pairs of 16-bit values in one
+// register, so that the recurrence runs on Hopper's DPX instructions (add.s16x2,
+// min.s16x2: two disparities an instruction; emulated, still exact, before sm_90):
+//   Lr(k) = C(k) + min(Lr'(k), min(Lr'(k-1), Lr'(k+1)) + P1, m + P2) - m
+// which equals lib/stereo/sgm.h's rule term by term (every term is >= m, so no half borrows;
+// every value stays below 2^15).
+//
+// The disparities are interleaved across the lanes: slot i of lane l is k = l + 32 i,
+// and pair j packs slots 2j and 2j + 1 (k and k + 32).  Then the codes of one slot are
+// consecutive for consecutive lanes: a warp reads 256 contiguous bytes an instruction.
+// (With k = l K + i, contiguous in a lane, a warp touched a 32-byte sector per lane:
+// ncu showed that kernel waiting on L1 most of the time, Mem Busy 87 %; interleaving cut
+// its L1 traffic from 52.6 to 21.2 GB at 1080p and its time by 6 %.)  The neighbours
+// k - 1 and k + 1 come from the adjacent lanes (two rotating shuffles a pair; lanes 0
+// and 31 take the other half from the pair before or after), and a lane stores single
+// bytes (32 contiguous bytes a slot across the warp).
+template <bool NARROW>
+__device__ __forceinline__ uint32_t hamming(uint64_t l, uint64_t r)
+{
+    // NARROW: the centre-symmetric census, whose 31 bits sit in the low word
+    return NARROW ? __popc((uint32_t)l ^ (uint32_t)r) : __popcll(l ^ r);
+}
+
+// The matching cost of step 3: census (ADC false) or ad-census from the tables in shared memory.
+template <bool NARROW, bool ADC>
+__device__ __forceinline__ uint32_t match_cost(uint64_t l, uint64_t r, int gl, const uint8_t *grp, const uint8_t *tab)
+{
+    if (!ADC)
+        return hamming<NARROW>(l, r);
+    return gvis_adc_cost(hamming<NARROW>(l, r), gl, __ldg(grp), tab);
+}
+
+// A 32-bit add into global memory whose old value is not needed (a reduction: no
+// round trip to the SM), spelt out rather than left to ptxas's choice for atomicAdd.
+__device__ __forceinline__ void red_add(uint32_t *p, uint32_t v)
+{
+    asm volatile("red.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+template <int K, bool NARROW, bool FULL, bool ADC, bool SUM, bool BAND>
+__global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
+{
+    constexpr int NP = K / 2;
+    __shared__ uint8_t p2lut[256];
+    __shared__ uint8_t tab[128];
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) {
+        int v = a.p2_adapt > 0 ? a.p2 * a.p2_adapt / (a.p2_adapt + i) : a.p2;
+        p2lut[i] = (uint8_t)(v < a.p1 ? a.p1 : v);
+        if (ADC && i < 128)
+            tab[i] = a.luts[i];
+    }
+    __syncthreads();
+    const int lane = threadIdx.x & 31;
+    const int dir = a.dirs[blockIdx.y];
+    const int rx = c_dirs[dir][0], ry = c_dirs[dir][1];
+    const int W = a.width, H = a.height, D = a.D;
+    // BAND: the rows of the walk; the whole image otherwise
+    const int ylo = BAND ? a.y0 : 0, yhi = BAND ? a.y1 : H;
+    int x, y;
+    bool cont = false;
+    const int line = blockIdx.x * WARPS + (threadIdx.x >> 5);
+    if (BAND ? !band_line_start(line, rx, ry, W, H, ylo, yhi, x, y, cont) : !line_start(line, rx, ry, W, H, x, y))
+        return;
+    uint8_t *lr = SUM ? nullptr : a.lr + blockIdx.y * a.vol;
+    const uint32_t BIG2 = BIG * 0x10001u, P1x2 = (uint32_t)a.p1 * 0x10001u;
+    // which halves hold a disparity < D (FULL: D = 32 K, all of them)
+    uint32_t vmask[NP];
+#pragma unroll
+    for (int j = 0; j < NP; j++)
+        vmask[j] = FULL ? 0xffffffffu
+                        : (lane + 64 * j < D ? 0xffffu : 0u) | (lane + 64 * j + 32 < D ? 0xffff0000u : 0u);
+    uint32_t prev[NP];
+#pragma unroll
+    for (int j = 0; j < NP; j++)
+        prev[j] = BIG2;
+    int m = 0, gprev = 0;
+    bool first = true;
+    uint32_t c[NP];
+    int g;
+    auto load_step = [&](int px, int py, uint32_t (&cc)[NP], int &gg) {
+        const size_t pix = (size_t)py * W + px;
+        const uint64_t l = __ldg(a.cl + pix);
+        const uint64_t *crow = a.cr + (size_t)py * W;
+        const uint8_t *grow = ADC ? a.guide_r + (size_t)py * W : nullptr;
+        gg = __ldg(a.guide + pix);
+        // slot i matches right pixel xr0 - 32 i
+        const int xr0 = px - a.min_disp - lane;
+        if (xr0 - 32 * (K - 1) >= 0 && xr0 <= W - 1) {
+            const uint64_t *base = crow + xr0;
+            const uint8_t *gb = grow + xr0;
+#pragma unroll
+            for (int j = 0; j < NP; j++)
+                cc[j] = match_cost<NARROW, ADC>(l, __ldg(base - 64 * j), gg, gb - 64 * j, tab) |
+                        match_cost<NARROW, ADC>(l, __ldg(base - 64 * j - 32), gg, gb - 64 * j - 32, tab) << 16;
+        } else {
+#pragma unroll
+            for (int j = 0; j < NP; j++) {
+                const int xa = min(max(xr0 - 64 * j, 0), W - 1), xb = min(max(xr0 - 64 * j - 32, 0), W - 1);
+                cc[j] = match_cost<NARROW, ADC>(l, __ldg(crow + xa), gg, grow + xa, tab) |
+                        match_cost<NARROW, ADC>(l, __ldg(crow + xb), gg, grow + xb, tab) << 16;
+            }
+        }
+    };
+    load_step(x, y, c, g);
+    uint32_t *slot = nullptr;
+    if (BAND) {
+        slot = a.state + ((size_t)blockIdx.y * (W + H - 1) + band_slot(x, y, rx, ry, H)) * a.sw + lane;
+        if (cont) {
+            // the path so far, as the band before left it: prev[], its minimum m (the
+            // same reduction as after a step) and the previous pixel's guide value
+#pragma unroll
+            for (int j = 0; j < NP; j++)
+                prev[j] = FULL || 64 * j < D ? slot[32 * j] : BIG2;
+            uint32_t mm = prev[0];
+#pragma unroll
+            for (int j = 0; j < NP; j++)
+                mm = __vmins2(mm, prev[j]);
+            m = (int)__reduce_min_sync(0xffffffffu, (unsigned)min((int)(mm & 0xffffu), (int)(mm >> 16)));
+            gprev = __ldg(a.guide + (size_t)(y - ry) * W + x - rx);
+            first = false;
+        }
+    }
+    while (true) {
+        const int nx = x + rx, ny = y + ry;
+        const bool more = nx >= 0 && nx < W && ny >= ylo && ny < yhi;
+        uint32_t cn[NP];
+        int gn = 0;
+        if (more)
+            load_step(nx, ny, cn, gn);
+        const size_t pix = (size_t)y * W + x;
+        uint32_t cur[NP];
+        if (first) {
+#pragma unroll
+            for (int j = 0; j < NP; j++)
+                cur[j] = FULL ? c[j] : (c[j] & vmask[j]) | (BIG2 & ~vmask[j]);
+        } else {
+            uint32_t from_left[NP], from_right[NP];
+#pragma unroll
+            for (int j = 0; j < NP; j++) {
+                from_left[j] = __shfl_sync(0xffffffffu, prev[j], (lane + 31) & 31);
+                from_right[j] = __shfl_sync(0xffffffffu, prev[j], (lane + 1) & 31);
+            }
+            const uint32_t m2 = (uint32_t)m * 0x10001u;
+            const uint32_t mp2 = (uint32_t)(m + p2lut[abs(g - gprev)]) * 0x10001u;
+#pragma unroll
+            for (int j = 0; j < NP; j++) {
+                // k - 1 of both halves: lane - 1's pair; lane 0 takes k - 1 = 64 j - 1 from
+                // lane 31's pair j - 1 (high half) and k + 31 from its pair j (low half)
+                const uint32_t lo = lane > 0 ? from_left[j]
+                                             : __byte_perm(j > 0 ? from_left[j - 1] : BIG2, from_left[j], 0x5432);
+                // k + 1: lane + 1's pair; lane 31 takes k + 1 = 64 j + 32 from lane 0's pair j
+                // (high half) and k + 33 from its pair j + 1 (low half)
+                const uint32_t hi = lane < 31 ? from_right[j]
+                                              : __byte_perm(from_right[j], j < NP - 1 ? from_right[j + 1] : BIG2, 0x5432);
+                const uint32_t t = __vmins2(__viaddmin_s16x2(__vmins2(lo, hi), P1x2, prev[j]), mp2);
+                const uint32_t v = c[j] + t - m2;
+                cur[j] = FULL ? v : (v & vmask[j]) | (BIG2 & ~vmask[j]);
+            }
+        }
+        uint32_t mm = cur[0];
+#pragma unroll
+        for (int j = 0; j < NP; j++) {
+            prev[j] = cur[j];
+            mm = __vmins2(mm, cur[j]);
+        }
+        const int mn = min((int)(mm & 0xffffu), (int)(mm >> 16));
+        if (SUM) {
+            // SUM: the pair register cur[j] (k = 64 j + lane low, k + 32 high) is added
+            // as it is into word 32 j + lane of the pixel (the layout of sgm_cuda.h):
+            // one 32-bit reduction a pair, 128 contiguous bytes a warp.  Exact in any
+            // order and under any overlap of the directions: every Lr <= 255 (sgm.h
+            // step 4), so a half's total over 8 paths is <= 2040 and never carries into
+            // the other half.  Halves with k >= D hold BIG: they add 0, and pairs with
+            // 64 j >= D (all k >= D, outside the pixel's words) are skipped.  With
+            // a.store (the first direction of gvis_cu_sgm_path_sum, alone in its launch)
+            // the same words are stored instead: every word of every pixel once.
+            uint32_t *dst = a.sum + pix * (size_t)a.sw + lane;
+#pragma unroll
+            for (int j = 0; j < NP; j++)
+                if (FULL || 64 * j < D) {
+                    const uint32_t v = FULL ? cur[j] : cur[j] & vmask[j];
+                    if (a.store)
+                        dst[32 * j] = v;
+                    else
+                        red_add(dst + 32 * j, v);
+                }
+        } else {
+            uint8_t *dst = lr + pix * D + lane;
+#pragma unroll
+            for (int j = 0; j < NP; j++) {
+                if (FULL || lane + 64 * j < D)
+                    dst[64 * j] = (uint8_t)cur[j];
+                if (FULL || lane + 64 * j + 32 < D)
+                    dst[64 * j + 32] = (uint8_t)(cur[j] >> 16);
+            }
+        }
+        m = (int)__reduce_min_sync(0xffffffffu, (unsigned)mn);
+        gprev = g;
+        first = false;
+        if (!more) {
+            // BAND: the line goes on in the next band: keep its path costs for it
+            if (BAND && nx >= 0 && nx < W && ny >= 0 && ny < H) {
+#pragma unroll
+                for (int j = 0; j < NP; j++)
+                    if (FULL || 64 * j < D)
+                        slot[32 * j] = prev[j];
+            }
+            break;
+        }
+        x = nx;
+        y = ny;
+        g = gn;
+#pragma unroll
+        for (int j = 0; j < NP; j++)
+            c[j] = cn[j];
+    }
+}
+
+} // namespace
+
+#endif
