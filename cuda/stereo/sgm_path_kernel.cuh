@@ -145,11 +145,10 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
     const int rx = c_dirs[dir][0], ry = c_dirs[dir][1];
     const int W = a.width, H = a.height, D = a.D;
     // BAND: the rows of the walk; the whole image otherwise
-    const int ylo = BAND ? a.y0 : 0, yhi = BAND ? a.y1 : H;
     int x, y;
     bool cont = false;
     const int line = blockIdx.x * WARPS + (threadIdx.x >> 5);
-    if (BAND ? !band_line_start(line, rx, ry, W, H, ylo, yhi, x, y, cont) : !line_start(line, rx, ry, W, H, x, y))
+    if (BAND ? !band_line_start(line, rx, ry, W, H, a.y0, a.y1, x, y, cont) : !line_start(line, rx, ry, W, H, x, y))
         return;
     uint8_t *lr = SUM ? nullptr : a.lr + blockIdx.y * a.vol;
     const uint32_t BIG2 = BIG * 0x10001u, P1x2 = (uint32_t)a.p1 * 0x10001u;
@@ -192,9 +191,9 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
         }
     };
     load_step(x, y, c, g);
-    uint32_t *slot = nullptr;
     if (BAND) {
-        slot = a.state + ((size_t)blockIdx.y * (W + H - 1) + band_slot(x, y, rx, ry, H)) * a.sw + lane;
+        const uint32_t *slot =
+            a.state + ((size_t)blockIdx.y * (W + H - 1) + band_slot(x, y, rx, ry, H)) * a.sw + lane;
         if (cont) {
             // the path so far, as the band before left it: prev[], its minimum m (the
             // same reduction as after a step) and the previous pixel's guide value
@@ -212,7 +211,7 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
     }
     while (true) {
         const int nx = x + rx, ny = y + ry;
-        const bool more = nx >= 0 && nx < W && ny >= ylo && ny < yhi;
+        const bool more = nx >= 0 && nx < W && (BAND ? ny >= a.y0 && ny < a.y1 : ny >= 0 && ny < H);
         uint32_t cn[NP];
         int gn = 0;
         if (more)
@@ -290,6 +289,9 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
         if (!more) {
             // BAND: the line goes on in the next band: keep its path costs for it
             if (BAND && nx >= 0 && nx < W && ny >= 0 && ny < H) {
+                // (the slot from the line's last pixel: no register held over the walk)
+                uint32_t *slot =
+                    a.state + ((size_t)blockIdx.y * (W + H - 1) + band_slot(x, y, rx, ry, H)) * a.sw + lane;
 #pragma unroll
                 for (int j = 0; j < NP; j++)
                     if (FULL || 64 * j < D)
