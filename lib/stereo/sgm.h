@@ -157,7 +157,7 @@ int gvis_sgm_cuda_per_path(int width, int height, const gvis_sgm_params *p);
  * volume hold (a band stays in the GPU's L2 while its 3 directions add into it), at least
  * 1, at most the height; GVIS_SGM_BAND=N in the environment sets N rows (0: whole-image
  * walks, to time the two side by side).  0 with --aggregate cross. */
-#define GVIS_SGM_BAND_BYTES ((size_t)24 << 20)
+#define GVIS_SGM_BAND_BYTES ((size_t)64 << 20)
 int gvis_sgm_cuda_band(int width, int height, const gvis_sgm_params *p);
 
 /* ---- stages (CPU), exposed for the tests and the CUDA parity checks ---- */
