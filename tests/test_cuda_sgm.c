@@ -347,8 +347,6 @@ static void check_band_edges(int W, int H, int D, int paths, int cost, int censu
     up(d_gr, gr, n);
     const uint8_t *tab = cost == GVIS_COST_ADCENSUS ? luts : NULL;
     for (int band = 1; band <= H + 1; band += H <= 12 ? 1 : band < 4 ? 1 : band < H - 2 ? (H + 5) / 6 : 1) {
-        /* the horizontal directions in series with the bands, or beside them on a second stream */
-        setenv("GVIS_SGM_BAND_OVERLAP", band % 3 == 0 ? "0" : band % 3 == 1 ? "1" : "2", 1);
         CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0 && gvis_cu_memset(job, d_state, 0x5c, sbytes) == 0);
         CHECK(gvis_cu_sgm_path_sum_band(d_cl, d_cr, d_gl, d_gr, tab, W, H, D, p.min_disp, census, p.p1, p.p2,
                                         p.p2_adapt, paths, band, d_vol, stride, d_state, stream) == 0);
@@ -357,7 +355,6 @@ static void check_band_edges(int W, int H, int D, int paths, int cost, int censu
         CHECKF(bad == 0, "band edges %dx%d D %d paths %d %s: bands of %d rows: %zu of %zu values differ", W, H, D,
                paths, cost == GVIS_COST_ADCENSUS ? "ad-census" : "census", band, bad, n * stride);
     }
-    unsetenv("GVIS_SGM_BAND_OVERLAP");
     free(cl), free(cr), free(gl), free(gr), free(lr), free(ref), free(vol);
     gvis_image_free(&L);
     gvis_image_free(&R);
@@ -477,7 +474,6 @@ int main(void)
     const char *band_env[] = {"5", "1000", "0"};
     for (int b = 0; b < 3; b++) {
         setenv("GVIS_SGM_BAND", band_env[b], 1);
-        setenv("GVIS_SGM_BAND_OVERLAP", b == 0 ? "2" : "1", 1);
         for (int variant = 0; variant < 4; variant++) {
             gvis_sgm_defaults(&p);
             p.max_disp = variant % 2 ? 64 : 128;
@@ -488,7 +484,6 @@ int main(void)
         }
     }
     unsetenv("GVIS_SGM_BAND");
-    unsetenv("GVIS_SGM_BAND_OVERLAP");
     unsetenv("GVIS_SGM_PER_PATH");
     progress("pipelines done");
     /* wider than the two-pass WTA's shared memory allows: the ring kernel has no width limit */

@@ -29,12 +29,9 @@ struct path_args {
     int store; // SUM: 1 stores (the first direction to write the volume), 0 adds
     // BAND: the rows y0 .. y1 - 1 only (vertical and diagonal directions); a line that
     // crosses the band's edge carries its path costs (the lane registers prev[]) in
-    // state: slot band_slot() of direction i at state + (i * (W + H - 1) + slot) * sw.
-    // The band's directions are interleaved over blockIdx.x (block b: direction b % ndirs),
-    // so that the three directions of a pixel run in the same wave of blocks.
-    int y0, y1, ndirs;
+    // state: slot band_slot() of direction i at state + (i * (W + H - 1) + slot) * sw
+    int y0, y1;
     uint32_t *state;
-    int evict_first; // BAND: the reductions marked to leave L2 first (a stream beside the bands)
 };
 
 __constant__ int c_dirs[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, -1}, {-1, 1}, {1, -1}};
@@ -59,8 +56,7 @@ __device__ __forceinline__ bool line_start(int line, int rx, int ry, int W, int 
     return true;
 }
 
-// BAND: the first pixel of line `line` of direction (rx, ry) inside rows y0 .. y1 - 1 (a
-// horizontal direction: line_start's, rows y0 .. y1 - 1 being the whole image), ry != 0
+// BAND: the first pixel of line `line` of direction (rx, ry != 0) inside rows y0 .. y1 - 1,
 // walked downwards (ry > 0) or upwards; false past the last line.  Lines 0 .. W - 1 enter
 // through the band's first row (top for ry > 0, bottom otherwise) at x = line, and continue
 // the path of the band before when their previous pixel is inside the image (*cont); the
@@ -69,9 +65,6 @@ __device__ __forceinline__ bool line_start(int line, int rx, int ry, int W, int 
 __device__ __forceinline__ bool band_line_start(int line, int rx, int ry, int W, int H, int y0, int y1, int &x, int &y,
                                                 bool &cont)
 {
-    cont = false;
-    if (ry == 0)
-        return line_start(line, rx, ry, W, H, x, y);
     const int lines = rx == 0 ? W : W + y1 - y0 - 1;
     if (line >= lines)
         return false;
@@ -134,16 +127,6 @@ __device__ __forceinline__ void red_add(uint32_t *p, uint32_t v)
     asm volatile("red.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
-// The same with an L2 eviction-first policy (sm_80 and later; pol from createpolicy).
-__device__ __forceinline__ void red_add_ef(uint32_t *p, uint32_t v, uint64_t pol)
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("red.global.add.L2::cache_hint.u32 [%0], %1, %2;" ::"l"(p), "r"(v), "l"(pol) : "memory");
-#else
-    red_add(p, v);
-#endif
-}
-
 template <int K, bool NARROW, bool FULL, bool ADC, bool SUM, bool BAND>
 __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
 {
@@ -158,14 +141,13 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
     }
     __syncthreads();
     const int lane = threadIdx.x & 31;
-    const int di = BAND ? blockIdx.x % a.ndirs : blockIdx.y; // direction index
-    const int dir = a.dirs[di];
+    const int dir = a.dirs[blockIdx.y];
     const int rx = c_dirs[dir][0], ry = c_dirs[dir][1];
     const int W = a.width, H = a.height, D = a.D;
     // BAND: the rows of the walk; the whole image otherwise
     int x, y;
     bool cont = false;
-    const int line = (BAND ? blockIdx.x / a.ndirs : blockIdx.x) * WARPS + (threadIdx.x >> 5);
+    const int line = blockIdx.x * WARPS + (threadIdx.x >> 5);
     if (BAND ? !band_line_start(line, rx, ry, W, H, a.y0, a.y1, x, y, cont) : !line_start(line, rx, ry, W, H, x, y))
         return;
     uint8_t *lr = SUM ? nullptr : a.lr + blockIdx.y * a.vol;
@@ -209,14 +191,9 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
         }
     };
     load_step(x, y, c, g);
-    uint64_t pol = 0;
-#if __CUDA_ARCH__ >= 800
-    if (BAND && a.evict_first)
-        asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
-#endif
     if (BAND) {
         const uint32_t *slot =
-            a.state + ((size_t)di * (W + H - 1) + band_slot(x, y, rx, ry, H)) * a.sw + lane;
+            a.state + ((size_t)blockIdx.y * (W + H - 1) + band_slot(x, y, rx, ry, H)) * a.sw + lane;
         if (cont) {
             // the path so far, as the band before left it: prev[], its minimum m (the
             // same reduction as after a step) and the previous pixel's guide value
@@ -293,8 +270,6 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
                     const uint32_t v = FULL ? cur[j] : cur[j] & vmask[j];
                     if (a.store)
                         dst[32 * j] = v;
-                    else if (BAND && a.evict_first)
-                        red_add_ef(dst + 32 * j, v, pol);
                     else
                         red_add(dst + 32 * j, v);
                 }
@@ -316,7 +291,7 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
             if (BAND && nx >= 0 && nx < W && ny >= 0 && ny < H) {
                 // (the slot from the line's last pixel: no register held over the walk)
                 uint32_t *slot =
-                    a.state + ((size_t)di * (W + H - 1) + band_slot(x, y, rx, ry, H)) * a.sw + lane;
+                    a.state + ((size_t)blockIdx.y * (W + H - 1) + band_slot(x, y, rx, ry, H)) * a.sw + lane;
 #pragma unroll
                 for (int j = 0; j < NP; j++)
                     if (FULL || 64 * j < D)

@@ -154,10 +154,12 @@ size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int 
 int gvis_sgm_cuda_per_path(int width, int height, const gvis_sgm_params *p);
 /* Rows a band of the CUDA sum volume's vertical and diagonal paths (cuda/stereo/
  * sgm_path_band.cu), 0 for whole-image walks: as many rows as GVIS_SGM_BAND_BYTES of the
- * volume hold (a band stays in the GPU's L2 while its 3 directions add into it), at least
- * 1, at most the height; GVIS_SGM_BAND=N in the environment sets N rows (0: whole-image
- * walks, to time the two side by side).  0 with --aggregate cross. */
-#define GVIS_SGM_BAND_BYTES ((size_t)64 << 20)
+ * volume hold, at least 1, at most the height; GVIS_SGM_BAND=N in the environment sets N
+ * rows (0: whole-image walks, to time the two side by side).  0 with --aggregate cross.
+ * 120 MiB, 128 rows at 3840x2160 with D = 128, measured fastest on an H100 (bands of 8 to
+ * 128 rows: docs/notes-sgm-gpu.md); the warps of a launch walk their band nearly in step,
+ * so the rows in L2 are those the launch's first wave is at, not the whole band. */
+#define GVIS_SGM_BAND_BYTES ((size_t)120 << 20)
 int gvis_sgm_cuda_band(int width, int height, const gvis_sgm_params *p);
 
 /* ---- stages (CPU), exposed for the tests and the CUDA parity checks ---- */
