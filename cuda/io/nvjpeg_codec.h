@@ -90,13 +90,6 @@ typedef struct gvis_nvjpeg_enc gvis_nvjpeg_enc;
 
 int gvis_nvjpeg_enc_create(const gvis_nvjpeg_lib *lib, void *stream, gvis_nvjpeg_enc **enc, char *why,
                            size_t why_len);
-/* The encoders of one device share one library handle, made by the first encoder (about
- * 0.27 s on an H100).  gvis_nvjpeg_enc_hold makes it now on the current device and keeps
- * it (the batch's decode stage does so while its decoders warm up, so that the compute
- * threads' first encodes do not wait for it); *device is then the device to pass to
- * gvis_nvjpeg_enc_unhold, which lets it go with the last encoder.  0, or -1 (nothing held). */
-int gvis_nvjpeg_enc_hold(const gvis_nvjpeg_lib *lib, int *device);
-void gvis_nvjpeg_enc_unhold(const gvis_nvjpeg_lib *lib, int device);
 void gvis_nvjpeg_enc_destroy(gvis_nvjpeg_enc *enc);
 /* Encodes the width x height interleaved RGB u8 device image d_src (pitch bytes a row)
  * at quality 1..100 with chroma sampling css (GVIS_NVJ_CSS_420, _422 or _444), standard

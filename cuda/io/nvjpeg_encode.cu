@@ -72,39 +72,6 @@ extern "C" int gvis_nvjpeg_enc_create(const gvis_nvjpeg_lib *lib, void *stream, 
     return 0;
 }
 
-/* The shared handle of the current device made now and held (a reference of its own),
- * so that the batch's encoders find it made; gvis_nvjpeg_enc_unhold(dev) drops it. */
-extern "C" int gvis_nvjpeg_enc_hold(const gvis_nvjpeg_lib *lib, int *device)
-{
-    int dev = -1, s = GVIS_NVJ_SUCCESS;
-    *device = -1;
-    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= SHARED_DEVICES) {
-        cudaGetLastError();
-        return -1;
-    }
-    pthread_mutex_lock(&shared_mu);
-    if (!shared_refs[dev])
-        s = lib->CreateEx(GVIS_NVJ_BACKEND_DEFAULT, NULL, NULL, GVIS_NVJ_FLAGS_DEFAULT, &shared_h[dev]);
-    if (s == GVIS_NVJ_SUCCESS) {
-        shared_refs[dev]++;
-        *device = dev;
-    }
-    pthread_mutex_unlock(&shared_mu);
-    return s == GVIS_NVJ_SUCCESS ? 0 : -1;
-}
-
-extern "C" void gvis_nvjpeg_enc_unhold(const gvis_nvjpeg_lib *lib, int device)
-{
-    if (device < 0 || device >= SHARED_DEVICES)
-        return;
-    pthread_mutex_lock(&shared_mu);
-    if (shared_refs[device] > 0 && --shared_refs[device] == 0) {
-        lib->Destroy(shared_h[device]);
-        shared_h[device] = NULL;
-    }
-    pthread_mutex_unlock(&shared_mu);
-}
-
 extern "C" void gvis_nvjpeg_enc_destroy(gvis_nvjpeg_enc *e)
 {
     if (!e)

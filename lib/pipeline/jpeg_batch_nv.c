@@ -19,7 +19,6 @@ struct gvis_jbatch_nv {
     gvis_cu_job *job[DECODERS];
     gvis_nvjpeg_dec *dec[DECODERS];
     void *scratch[DECODERS];
-    int enc_held; /* the device whose encoder handle this stage holds, -1 none */
 };
 
 /* Decoder k's job (stream) and hardware decoder (k > 0: on decoder 0's handle), its
@@ -61,7 +60,6 @@ int gvis_jbatch_nv_make(gvis_jbatch_nv **out, int device, int max_batch, size_t 
     }
     jb->device = device;
     jb->max_batch = max_batch;
-    jb->enc_held = -1;
     if (!(jb->lib = gvis_nvjpeg(why, why_len)))
         return -1;
     /* every batch filled up to max_batch with a tiny JPEG (64x64, flat grey, libjpeg-
@@ -115,11 +113,6 @@ int gvis_jbatch_nv_warm(gvis_jbatch_nv *jb, int k)
             return -1;
         rc = status == GVIS_NVJPEG_DECODED ? 0 : -1;
     }
-    /* decoder 1, warm while decoder 0 takes the first batches: the device's encoder
-     * handle (~0.27 s), which the compute threads' first encodes otherwise wait for; a
-     * failure here is the first encoder's to report */
-    if (k == 1 && jb->enc_held < 0 && gvis_nvjpeg_enc_hold(jb->lib, &jb->enc_held))
-        jb->enc_held = -1;
     return rc;
 }
 
@@ -176,7 +169,6 @@ void gvis_jbatch_nv_destroy(gvis_jbatch_nv *jb)
         gvis_nvjpeg_dec_destroy(jb->dec[k]);
         gvis_cu_job_destroy(jb->job[k]);
     }
-    gvis_nvjpeg_enc_unhold(jb->lib, jb->enc_held);
     gvis_buf_free(&jb->pad);
     free(jb);
 }
