@@ -22,26 +22,22 @@ static gvis_jbatch *pick_stage(struct run *r, int index)
     return r->stage[best];
 }
 
-/* The stage for a reader's bitstream, or NULL where the cores should decode it: under
- * --jpeg-codec auto while no GPU of the list has a decoder ready (they are made and
- * warmed up, about a second; every stage is asked, so that all start warming at the
- * first JPEG), the readers decode with libjpeg-turbo rather than queue files for
- * engines that cannot take them yet. */
-static gvis_jbatch *stage_for(struct run *r, int index, const gvis_ctx *c)
+/* The stage for a reader's bitstream.  Every stage is asked to start at the first JPEG
+ * (its threads make and warm up its decoders, about a second), so that all GPUs of the
+ * list warm up at once.  Until 983eb86, --jpeg-codec auto had the readers decode with
+ * libjpeg-turbo while no decoder was ready: on 32 cores that held the decoders' making
+ * and warm-up back (ready after 2.1-2.6 s, once never within a 5.5 s run) and cost up to
+ * 38 % (JB6000 on one H100: 490 images/s against 787; docs/notes-nvjpeg.md, phase F). */
+static gvis_jbatch *stage_for(struct run *r, int index)
 {
-    gvis_jbatch *jb = pick_stage(r, index);
-    if (c->io.jpeg_codec != GVIS_JPEG_CODEC_AUTO || !gvis_jbatch_warming(jb, 0))
-        return jb;
     for (int k = 0; k < r->nstages; k++)
-        if (r->stage[k] != jb && !gvis_jbatch_warming(r->stage[k], 0))
-            return r->stage[k];
-    return gvis_jbatch_warming(jb, 1) ? NULL : jb;
+        gvis_jbatch_warming(r->stage[k], 0);
+    return pick_stage(r, index);
 }
 
 /* A reader where JPEG goes through nvJPEG (no CUDA here): a JPEG the engines may take
  * stays a bitstream in the slot and goes into a GPU's decode stage; anything else is
- * decoded on the CPU as gvis_load does (and, under --jpeg-codec auto, a JPEG read while
- * the decoders warm up: stage_for). */
+ * decoded on the CPU as gvis_load does. */
 int imgb_read_jpeg(struct run *r, struct slot *s, gvis_ctx *c, const char *path, int index)
 {
     double t0 = gvis_now_ms();
@@ -56,11 +52,8 @@ int imgb_read_jpeg(struct run *r, struct slot *s, gvis_ctx *c, const char *path,
         s->in_format = gvis_sniff_format(s->bits.data, s->bits.len);
         gvis_jbatch *jb = NULL;
         if (s->in_format == GVIS_FMT_JPEG &&
-            gvis_nvj_probe(&c->io, s->bits.data, s->bits.len, &s->jmeta, &s->jw, &s->jh) &&
-            !(jb = stage_for(r, index, c))) { /* the decoders warm up: the probe's metadata is not needed */
-            gvis_meta_free(s->jmeta);
-            s->jmeta = NULL;
-        }
+            gvis_nvj_probe(&c->io, s->bits.data, s->bits.len, &s->jmeta, &s->jw, &s->jh))
+            jb = stage_for(r, index);
         if (!jb) {
             imgb_lend(r, s, 0);
             rc = gvis_ctx_decode(c, s->bits.data, s->bits.len, &s->src);
@@ -252,10 +245,10 @@ void imgb_stop_stages(struct run *r)
         gvis_log(r->b->ctxs[0], GVIS_LOG_INFO,
                  "cuda:%d: JPEG decode stage: %s, first file queued %.0f ms after the batch's start; %ld batches of %.1f on average "
                  "(largest %ld), %.0f ms in batches (buffers %.0f, checks %.0f, nvjpegDecodeBatched %.0f, sync %.0f); "
-                 "%ld device buffers, %.0f MB; %ld decoded by the cores while the decoders warmed up",
+                 "%ld device buffers, %.0f MB",
                  gvis_jbatch_device(r->stage[k]), ready, st.first_wait_ms, st.batches,
                  st.batches ? (double)st.images / (double)st.batches : 0.0, st.largest, st.decode_ms, st.alloc_ms,
-                 st.check_ms, st.call_ms, st.sync_ms, st.buffers, (double)st.pool_bytes / 1048576.0, st.warm_cpu);
+                 st.check_ms, st.call_ms, st.sync_ms, st.buffers, (double)st.pool_bytes / 1048576.0);
         gvis_jbatch_stop(r->stage[k]);
     }
     free(r->stage);
