@@ -348,6 +348,11 @@ int main(void)
     q.fail_warm = 2;
     run(q, "one decoder");
     q = base;
+    setenv("GVIS_JPEG_DECODERS", "1", 1);
+    q.fail_warm = 2; /* decoder 1 would fail: none is made, so nothing fails */
+    run(q, "GVIS_JPEG_DECODERS=1");
+    unsetenv("GVIS_JPEG_DECODERS");
+    q = base;
     q.max_batch = 1;
     q.min_batch = 1;
     q.n = 150;

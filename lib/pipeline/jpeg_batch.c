@@ -339,8 +339,12 @@ static void spawn(gvis_jbatch *jb)
 {
     jb->spawned = 1;
     jb->t_spawn = gvis_now_ms();
-    jb->threads = DECODERS;
-    for (int k = 0; k < DECODERS; k++) {
+    /* GVIS_JPEG_DECODERS=1: one decoder thread (one handle's warm-up less; nvJPEG makes
+     * and warms them one at a time in a process) */
+    const char *e = getenv("GVIS_JPEG_DECODERS");
+    int want = e && !strcmp(e, "1") ? 1 : DECODERS;
+    jb->threads = want;
+    for (int k = 0; k < want; k++) {
         jb->targ[k] = (struct targ){jb, k};
         if (pthread_create(&jb->th[k], NULL, decoder_main, &jb->targ[k])) {
             jb->threads = k;
