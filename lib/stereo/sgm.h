@@ -142,7 +142,8 @@ void gvis_disp_free(gvis_disp *d);
 /* Device bytes the CUDA pipeline allocates for a W x H pair (printed by -v; the
  * device-memory test checks the real use against it).  per_path: the per-path u8
  * volumes (paths x W x H x D bytes) instead of the one u16 sum
- * volume (W x H x GVIS_SGM_SUM_STRIDE(D) x 2 bytes). */
+ * volume (W x H x GVIS_SGM_SUM_STRIDE(D) x 2 bytes; in bands, its line states too:
+ * 3 x (W + H - 1) x GVIS_SGM_SUM_STRIDE(D) x 2 bytes). */
 size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int per_path);
 /* u16 values a pixel of the CUDA sum volume (cuda/stereo/sgm_cuda.h): D rounded up to 64. */
 #define GVIS_SGM_SUM_STRIDE(D) (((D) + 63) / 64 * 64)
