@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -166,6 +167,8 @@ int main(int argc, char **argv)
             } else if (status != EXIT_OK) {
                 gvis_outset_abort(set);
             }
+            if (gvis_trace_write())
+                cli_warn("cannot write the timeline GVIS_TRACE names: %s", strerror(errno));
             return cli_finish_stdout(status);
         }
     }

@@ -341,6 +341,9 @@ void gvis_ctx_jpeg_counts(const gvis_ctx *ctx, gvis_jpeg_counts *n);
 void gvis_jpeg_counts_total(gvis_jpeg_counts *n);
 /* Monotonic milliseconds. */
 double gvis_now_ms(void);
+/* Where GVIS_TRACE names a file: writes the timeline the batch's threads recorded there
+ * (a Chrome trace, lib/core/trace.h), whole or not at all.  0, or -1 with errno. */
+int gvis_trace_write(void);
 
 /* What this build and this machine offer, for `gvis info`. */
 typedef struct {

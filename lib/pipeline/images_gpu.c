@@ -12,6 +12,7 @@
 
 #include "codec.h"
 #include "internal.h"
+#include "trace.h"
 
 #ifdef GVIS_HAVE_CUDA
 #include "jpeg_orient.h"
@@ -38,6 +39,7 @@ int gvis_gpu_decode(gvis_ctx *c, gvis_jbatch_req *req, gvis_meta *meta, gvis_dev
     char why[256] = "";
     int got = gvis_jbatch_wait(req, why, sizeof why);
     c->timing.load_ms += gvis_now_ms() - t0;
+    gvis_trace_span("wait for the decode", t0, gvis_now_ms(), req->device);
     if (got == -2 && c->io.jpeg_codec != GVIS_JPEG_CODEC_NVJPEG) { /* no engines: the CPU, said once */
         static int said;
         if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
@@ -102,6 +104,7 @@ int gvis_gpu_encode(gvis_ctx *c, const gvis_dev_image *d, gvis_meta *meta, gvis_
     gvis_image hdr = {d->width, d->height, d->channels, d->type, 0, NULL, meta};
     int rc = gvis_nvj_encode_dev(c, d->data, d->pitch, &hdr, b);
     c->timing.save_ms += gvis_now_ms() - t0;
+    gvis_trace_span("nvJPEG encode", t0, gvis_now_ms(), c->cuda_index);
     return rc;
 }
 

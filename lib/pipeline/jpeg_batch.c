@@ -10,6 +10,7 @@
 
 #include "internal.h"
 #include "jpeg_batch_nv.h"
+#include "trace.h"
 
 enum { DECODERS = GVIS_JBATCH_DECODERS, MAX_BATCH = GVIS_JBATCH_MAX };
 enum { QUEUED = 1, TAKEN, DONE };
@@ -205,11 +206,18 @@ static void *decoder_main(void *v)
     int k = t->k;
     double t0 = gvis_now_ms();
     char why[200] = "";
+    if (gvis_trace_on()) {
+        char name[48];
+        snprintf(name, sizeof name, "JPEG decoder %d of cuda:%d", k, jb->device);
+        gvis_trace_thread(name, -1);
+    }
     /* decoder 0 first (its handle is the others'), then each makes its own while 0 warms
      * up, and warms it up */
     int ok = 1;
     if (k == 0)
         ok = make_one(jb, 0, why, sizeof why) == 0;
+    if (k == 0)
+        gvis_trace_span("make decoder 0 (the handle)", t0, gvis_now_ms(), jb->device);
     pthread_mutex_lock(&jb->mu);
     if (k == 0) {
         jb->st.make_ms = gvis_now_ms() - t0;
@@ -219,10 +227,15 @@ static void *decoder_main(void *v)
     while (!jb->made)
         pthread_cond_wait(&jb->cv, &jb->mu);
     pthread_mutex_unlock(&jb->mu);
+    double tm = gvis_now_ms();
     if (ok && k > 0)
         ok = make_one(jb, k, why, sizeof why) == 0;
+    if (k > 0)
+        gvis_trace_span("make decoder", tm, gvis_now_ms(), jb->device);
+    tm = gvis_now_ms();
     if (ok)
         ok = warm_up(jb, k) == 0;
+    gvis_trace_span("warm up", tm, gvis_now_ms(), jb->device);
     pthread_mutex_lock(&jb->mu);
     tried(jb, k, ok, t0, why);
     while (ok) {
@@ -270,6 +283,7 @@ static void *decoder_main(void *v)
         else
             gvis_jbatch_nv_run(jb->nv, k, batch, n, phase);
         double ms = gvis_now_ms() - b0;
+        gvis_trace_span("decode batch", b0, b0 + ms, n);
         pthread_mutex_lock(&jb->mu);
         for (int i = 0; i < n; i++) {
             gvis_jbatch_req *r = batch[i];

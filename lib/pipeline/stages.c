@@ -3,7 +3,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "gvis.h"
 #include "pipeline.h"
+#include "trace.h"
 
 enum { WAITING, BUSY, FINISHED };
 
@@ -112,6 +114,11 @@ static void *stage_main(void *v)
     struct thread *t = v;
     struct run *r = t->r;
     const gvis_pipe_stages *s = r->s;
+    static const char *const tname[GVIS_PIPE_STAGES] = {"reader", "compute thread", "writer"};
+    static const char *const sname[GVIS_PIPE_STAGES] = {"read", "compute", "write"};
+    const int trace = gvis_trace_on();
+    if (trace)
+        gvis_trace_thread(tname[t->stage], t->id);
     pthread_mutex_lock(&r->mu);
     for (;;) {
         int finished = 0;
@@ -134,7 +141,10 @@ static void *stage_main(void *v)
         it->state = BUSY;
         int index = it->index;
         pthread_mutex_unlock(&r->mu);
+        double t0 = trace ? gvis_now_ms() : 0;
         int st = s->fn[t->stage](s->arg, t->id, index, index % r->inflight);
+        if (trace)
+            gvis_trace_span(sname[t->stage], t0, gvis_now_ms(), index);
         pthread_mutex_lock(&r->mu);
         int next = stage_from(s, t->stage + 1);
         if (st || next == GVIS_PIPE_STAGES) {
