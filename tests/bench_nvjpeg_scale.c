@@ -12,7 +12,6 @@
  * the comparison.  Exit 0, 77 without a GPU or nvJPEG, 1 on a failure. */
 #include <pthread.h>
 #include <string.h>
-#include <time.h>
 
 #include "testlib.h"
 
@@ -26,12 +25,7 @@ int main(void)
 #include "gvis_cuda.h"
 #include "nvjpeg_codec.h"
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
+static double now(void) { return gvis_now_ms() / 1e3; }
 
 enum { MODE_DEC, MODE_ENC, MODE_BOTH };
 

@@ -65,21 +65,7 @@ static int path_launch(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t
     if (width <= 0 || height <= 0 || D < 16 || D > 512 || D % 16 || dir < 0 || ndirs < 1 || dir + ndirs > 8 ||
         (census != 0 && census != 1) || (luts && !d_guide_r))
         return (int)cudaErrorInvalidValue;
-    path_args a;
-    memset(&a, 0, sizeof a);
-    a.cl = d_cl;
-    a.cr = d_cr;
-    a.guide = d_guide;
-    a.guide_r = d_guide_r;
-    if (luts)
-        memcpy(a.luts, luts, sizeof a.luts);
-    a.width = width;
-    a.height = height;
-    a.D = D;
-    a.min_disp = min_disp;
-    a.p1 = p1;
-    a.p2 = p2;
-    a.p2_adapt = p2_adapt;
+    path_args a = path_args_common(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, p1, p2, p2_adapt);
     for (int i = 0; i < ndirs; i++)
         a.dirs[i] = dir + i;
     a.vol = (size_t)width * height * D;

@@ -65,21 +65,7 @@ extern "C" int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d
                                  p2_adapt, 0, 2, 0, d_sum, stride, stream);
     if (e)
         return e;
-    path_args a;
-    memset(&a, 0, sizeof a);
-    a.cl = d_cl;
-    a.cr = d_cr;
-    a.guide = d_guide;
-    a.guide_r = d_guide_r;
-    if (luts)
-        memcpy(a.luts, luts, sizeof a.luts);
-    a.width = width;
-    a.height = height;
-    a.D = D;
-    a.min_disp = min_disp;
-    a.p1 = p1;
-    a.p2 = p2;
-    a.p2_adapt = p2_adapt;
+    path_args a = path_args_common(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, p1, p2, p2_adapt);
     a.sum = reinterpret_cast<uint32_t *>(d_sum);
     a.sw = stride / 2;
     a.store = 0;

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sgm_cost_adcensus.cuh"
 
@@ -33,6 +34,30 @@ struct path_args {
     int y0, y1;
     uint32_t *state;
 };
+
+// The arguments every path launch takes the same way (the directions, volumes and band
+// are the caller's): the censuses, guides and ad-census tables, the size and penalties.
+static inline path_args path_args_common(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
+                                         const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D,
+                                         int min_disp, int p1, int p2, int p2_adapt)
+{
+    path_args a;
+    memset(&a, 0, sizeof a);
+    a.cl = d_cl;
+    a.cr = d_cr;
+    a.guide = d_guide;
+    a.guide_r = d_guide_r;
+    if (luts)
+        memcpy(a.luts, luts, sizeof a.luts);
+    a.width = width;
+    a.height = height;
+    a.D = D;
+    a.min_disp = min_disp;
+    a.p1 = p1;
+    a.p2 = p2;
+    a.p2_adapt = p2_adapt;
+    return a;
+}
 
 __constant__ int c_dirs[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, -1}, {-1, 1}, {1, -1}};
 
