@@ -103,17 +103,15 @@ int gvis_jbatch_nv_warm(gvis_jbatch_nv *jb, int k)
     if (!jb || !jb->dec[k])
         return -1;
     gvis_cu_job_bind(jb->job[k]);
-    int rc = 0;
-    if (jb->pad.data && jb->scratch[k]) {
-        const uint8_t *data = jb->pad.data;
-        size_t len = jb->pad.len, pitch = 256;
-        unsigned char *dst = (unsigned char *)jb->scratch[k] + (size_t)(jb->max_batch - 1) * 64 * 256;
-        int status = 1;
-        if (gvis_nvjpeg_dec_batch(jb->dec[k], 1, &data, &len, &dst, &pitch, &status) || gvis_cu_sync(jb->job[k]))
-            return -1;
-        rc = status == GVIS_NVJPEG_DECODED ? 0 : -1;
-    }
-    return rc;
+    if (!jb->pad.data || !jb->scratch[k])
+        return 0;
+    const uint8_t *data = jb->pad.data;
+    size_t len = jb->pad.len, pitch = 256;
+    unsigned char *dst = (unsigned char *)jb->scratch[k] + (size_t)(jb->max_batch - 1) * 64 * 256;
+    int status = 1;
+    if (gvis_nvjpeg_dec_batch(jb->dec[k], 1, &data, &len, &dst, &pitch, &status) || gvis_cu_sync(jb->job[k]))
+        return -1;
+    return status == GVIS_NVJPEG_DECODED ? 0 : -1;
 }
 
 void gvis_jbatch_nv_run(gvis_jbatch_nv *jb, int k, gvis_jbatch_req **r, int n, double *ms)
