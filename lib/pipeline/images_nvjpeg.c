@@ -31,7 +31,7 @@ static gvis_jbatch *pick_stage(struct run *r, int index)
 static gvis_jbatch *stage_for(struct run *r, int index)
 {
     for (int k = 0; k < r->nstages; k++)
-        gvis_jbatch_warming(r->stage[k], 0);
+        gvis_jbatch_warming(r->stage[k]);
     return pick_stage(r, index);
 }
 

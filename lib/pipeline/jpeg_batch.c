@@ -475,7 +475,7 @@ void gvis_jbatch_release(gvis_jbatch_req *r)
     pthread_mutex_unlock(&jb->mu);
 }
 
-int gvis_jbatch_warming(gvis_jbatch *jb, int take)
+int gvis_jbatch_warming(gvis_jbatch *jb)
 {
     pthread_mutex_lock(&jb->mu);
     if (!jb->spawned)
@@ -484,8 +484,6 @@ int gvis_jbatch_warming(gvis_jbatch *jb, int take)
     for (int i = 0; i < DECODERS; i++)
         any |= jb->ready[i];
     int warming = !any && !jb->broken;
-    if (warming && take)
-        jb->st.warm_cpu++;
     pthread_mutex_unlock(&jb->mu);
     return warming;
 }

@@ -63,9 +63,8 @@ int gvis_jbatch_wait(gvis_jbatch_req *r, char *why, size_t why_len);
 void gvis_jbatch_release(gvis_jbatch_req *r);
 /* Starts the stage's decoder threads if they are not yet (they make and warm up the
  * decoders) and says whether no decoder is ready yet: 1 while they are being made and
- * warmed up (about a second on an H100), 0 once one is ready or the stage has failed.
- * take: the caller decodes a file on the CPU instead (counted in warm_cpu). */
-int gvis_jbatch_warming(gvis_jbatch *jb, int take);
+ * warmed up (about a second on an H100), 0 once one is ready or the stage has failed. */
+int gvis_jbatch_warming(gvis_jbatch *jb);
 /* Files submitted and not yet decoded (queued or in a batch): where a reader sends the
  * next one. */
 int gvis_jbatch_pending(gvis_jbatch *jb);
@@ -86,7 +85,6 @@ typedef struct {
     double sync_ms;      /* the stream's synchronization */
     double first_wait_ms; /* from the stage's making to the first file's submission */
     long buffers;        /* device buffers made by the pool (allocations, all told) */
-    long warm_cpu;       /* files decoded on the cores while the decoders warmed up */
     size_t pool_bytes;   /* the pool's buffers now */
 } gvis_jbatch_stats;
 void gvis_jbatch_get_stats(gvis_jbatch *jb, gvis_jbatch_stats *st);
