@@ -263,7 +263,7 @@ int cli_run_jobs(const struct cli_cmd *cmd, const struct cli_args *args, gvis_ct
         reported = gvis_image_batch_run(&b);
         free(st);
     } else {
-        gvis_pipe_stages st = {{NULL, chain_work, NULL}, {0, workers, 0}, 2 * workers, chain_done, &r, {NULL, NULL, NULL}};
+        gvis_pipe_stages st = {{NULL, chain_work, NULL}, {0, workers, 0}, 2 * workers, chain_done, &r};
         reported = gvis_pipeline_run_stages(n, &st);
         for (int w = 1; w < workers; w++) /* --timing: every worker's times */
             gvis_timing_add(gvis_ctx_timing(ctx), gvis_ctx_timing(r.ctxs[w]));

@@ -274,7 +274,7 @@ static int run_pairs(struct run *r, gvis_ctx *ctx, int n, int jobs, int workers)
             status = EXIT_RUNTIME;
         }
     if (status < 0) {
-        gvis_pipe_stages ps = {{k_read, k_compute, k_write}, {jobs, workers, jobs}, r->inflight, report, r, {NULL, NULL, NULL}};
+        gvis_pipe_stages ps = {{k_read, k_compute, k_write}, {jobs, workers, jobs}, r->inflight, report, r};
         if (gvis_pipeline_run_stages(n, &ps) < 0) {
             cli_error("cannot start worker threads");
             status = EXIT_RUNTIME;

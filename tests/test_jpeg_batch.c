@@ -126,10 +126,7 @@ static void *reader(void *v)
         if (!cpu)
             gvis_jbatch_submit(g->jb, r);
         double ms = gvis_now_ms() - t0;
-        /* the first file, submitted while the decoders take 10 ms or more to warm: not ready */
-        int early = !cpu && i == 0 && g->f->warm_us >= 10000 && !g->f->fail_warm && gvis_jbatch_ready(r);
         pthread_mutex_lock(&g->mu);
-        g->bad += early;
         g->on_cpu[s] = cpu;
         g->t_cpu[s] = t0;
         if (ms > g->max_submit_ms)
@@ -176,7 +173,6 @@ static void *computer(void *v)
         } else {
             char why[256] = "";
             int rc = gvis_jbatch_wait(r, why, sizeof why);
-            bad += !gvis_jbatch_ready(r); /* answered: the compute stage's hint says so */
             if (rc == -2) {
                 bad += !strstr(why, "decoder");
                 pthread_mutex_lock(&g->mu);
@@ -194,7 +190,7 @@ static void *computer(void *v)
             if (g->compute_us)
                 usleep(g->compute_us);
             gvis_jbatch_release(r);
-            bad += r->owner != NULL || gvis_jbatch_ready(r); /* released: no longer a file of the stage */
+            bad += r->owner != NULL;
             pthread_mutex_lock(&g->mu);
             g->decoded += rc == 0;
             g->refused += rc == 1;

@@ -163,7 +163,7 @@ static void staged(int n, int readers, int workers, int writers, int inflight, i
     s.slot_owner = malloc(sizeof *s.slot_owner * (size_t)inflight);
     for (int i = 0; i < inflight; i++)
         s.slot_owner[i] = -1;
-    gvis_pipe_stages st = {{s_read, s_compute, s_write}, {readers, workers, writers}, inflight, s_done, &s, {NULL, NULL, NULL}};
+    gvis_pipe_stages st = {{s_read, s_compute, s_write}, {readers, workers, writers}, inflight, s_done, &s};
     int r = gvis_pipeline_run_stages(n, &st);
     CHECKF(!s.bad, "staged n %d r%d w%d x%d inflight %d: fault bits %#x", n, readers, workers, writers, inflight,
            s.bad);
@@ -183,77 +183,9 @@ static void staged(int n, int readers, int workers, int writers, int inflight, i
     pthread_mutex_destroy(&s.mu);
 }
 
-/* pref: one compute thread that starts only once every item is read must take the items
- * its pref ranks higher first (odd indices, each rank's in input order), and the items
- * still go out in input order. */
-struct pst {
-    pthread_mutex_t mu;
-    int n, read, order[64], taken, reported, bad;
-};
-static int p_read(void *v, int thread, int index, int slot)
-{
-    struct pst *s = v;
-    (void)thread, (void)index, (void)slot;
-    pthread_mutex_lock(&s->mu);
-    s->read++;
-    pthread_mutex_unlock(&s->mu);
-    return 0;
-}
-static int p_compute(void *v, int thread, int index, int slot)
-{
-    struct pst *s = v;
-    (void)thread, (void)slot;
-    for (int t = 0; t < 5000; t++) { /* up to 5 s for the readers */
-        pthread_mutex_lock(&s->mu);
-        int all = s->read == s->n;
-        pthread_mutex_unlock(&s->mu);
-        if (all)
-            break;
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
-    }
-    s->order[s->taken++] = index; /* one compute thread */
-    return 0;
-}
-static int p_pref(void *v, int thread, int index, int slot)
-{
-    (void)v, (void)thread, (void)slot;
-    return index % 2 ? GVIS_PIPE_PREF_BEST : index % 3 == 0;
-}
-static int p_done(void *v, int index, int status)
-{
-    struct pst *s = v;
-    s->bad |= index != s->reported++ || status != 0;
-    return 0;
-}
-static void preferred(void)
-{
-    struct pst s = {.n = 40};
-    pthread_mutex_init(&s.mu, NULL);
-    gvis_pipe_stages st = {{p_read, p_compute, NULL}, {3, 1, 0}, 40, p_done, &s, {NULL, p_pref, NULL}};
-    CHECK(gvis_pipeline_run_stages(40, &st) == 40);
-    CHECK(!s.bad && s.taken == 40 && s.reported == 40);
-    /* after the first item taken (whatever was read first): the odd ones, then the
-     * multiples of 3, then the rest, each group in input order */
-    int want[64], k = 0, first = s.order[0];
-    for (int rank = 2; rank >= 0; rank--)
-        for (int i = 0; i < 40; i++) {
-            int r = i % 2 ? 2 : i % 3 == 0;
-            if (r == rank && i != first)
-                want[k++] = i;
-        }
-    int same = k == 39;
-    for (int i = 0; i < 39 && same; i++)
-        same = s.order[i + 1] == want[i];
-    CHECKF(same, "pref: taken %d %d %d %d %d ..., wanted %d %d %d %d ...", s.order[1], s.order[2], s.order[3],
-           s.order[4], s.order[21], want[0], want[1], want[2], want[3]);
-    pthread_mutex_destroy(&s.mu);
-}
-
 int main(void)
 {
     CHECK(gvis_pipeline_run(0, 4, 8, work, done, NULL) == 0);
-    preferred();
     one(1, 1, 1, -1, -1);
     one(1, 8, 16, -1, -1);
     one(57, 1, 1, -1, -1);
@@ -278,7 +210,7 @@ int main(void)
         s.slot_owner = malloc(sizeof *s.slot_owner * 4);
         for (int i = 0; i < 4; i++)
             s.slot_owner[i] = -1;
-        gvis_pipe_stages st = {{NULL, s_compute, NULL}, {0, 3, 0}, 4, s_done_free, &s, {NULL, NULL, NULL}};
+        gvis_pipe_stages st = {{NULL, s_compute, NULL}, {0, 3, 0}, 4, s_done_free, &s};
         CHECK(gvis_pipeline_run_stages(30, &st) == 30);
         int all = 1;
         for (int i = 0; i < 30; i++)
@@ -289,7 +221,7 @@ int main(void)
         pthread_mutex_destroy(&s.mu);
     }
     {
-        gvis_pipe_stages none = {{NULL, NULL, NULL}, {1, 1, 1}, 4, NULL, NULL, {NULL, NULL, NULL}};
+        gvis_pipe_stages none = {{NULL, NULL, NULL}, {1, 1, 1}, 4, NULL, NULL};
         CHECK(gvis_pipeline_run_stages(5, &none) == -1);
     }
     return t_done("test_pipeline");

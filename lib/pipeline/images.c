@@ -290,11 +290,6 @@ int gvis_image_batch_run(const gvis_image_batch *b)
             goto out;
     for (int i = 0; i < b->workers; i++)
         r.pin |= b->ctxs[i] ? b->ctxs[i]->on_cuda : b->ctxs[0]->on_cuda;
-    /* GVIS_BATCH_PINNED=0: pageable host images, for timing the two (pageable where JPEG
-     * goes through nvJPEG measured no faster: docs/notes-nvjpeg.md, phase F) */
-    const char *pe = getenv("GVIS_BATCH_PINNED");
-    if (pe && !strcmp(pe, "0"))
-        r.pin = 0;
     /* at most every slot's two images alive at once, and the stage in progress */
     if (gvis_bufpool_init(&r.pool, 2 * r.inflight + 2, r.pin))
         goto out;
@@ -310,8 +305,7 @@ int gvis_image_batch_run(const gvis_image_batch *b)
                            {b->readers, b->workers, b->writers},
                            r.inflight,
                            st_done,
-                           &r,
-                           {NULL, r.gpu_jpeg && imgb_ready_first() ? imgb_pref_compute : NULL, NULL}};
+                           &r};
     reported = gvis_pipeline_run_stages(b->n, &st);
 out:
     if (r.slots)

@@ -155,30 +155,6 @@ int imgb_compute_gpu(struct run *r, gvis_ctx *c, const gvis_image_stages *st, st
     return rc;
 }
 
-/* The compute stage's order where JPEG goes through nvJPEG (pipeline.h, pref): a file
- * this worker's GPU has decoded, then one decoded on another GPU of the list (a peer
- * copy), then one still in this GPU's engines, then any other; an image a reader decoded
- * counts as ready here.  Lowest index first made every compute thread wait for its own
- * file's batch while files decoded earlier waited for a thread: on two GPUs the decoders
- * were 60 % busy at 510 images/s (issue 20).  GVIS_PIPE_READY_FIRST=0 keeps input order. */
-int imgb_pref_compute(void *v, int worker, int index, int slot)
-{
-    struct run *r = v;
-    const struct slot *s = &r->slots[slot];
-    (void)index;
-    if (!s->req.owner)
-        return GVIS_PIPE_PREF_BEST;
-    const gvis_ctx *c = r->w[worker].fallback ? r->w[worker].fallback : r->b->ctxs[worker];
-    int local = !c || s->req.device == c->cuda_index;
-    return gvis_jbatch_ready(&s->req) ? 2 + local : local;
-}
-
-int imgb_ready_first(void)
-{
-    const char *e = getenv("GVIS_PIPE_READY_FIRST");
-    return !e || strcmp(e, "0") != 0;
-}
-
 /* A decode stage for each GPU of the list (entries on one GPU share it; its threads
  * start with the first bitstream a reader submits);
  * two batches more slots per stage, so that the readers' bitstreams can queue up.  The

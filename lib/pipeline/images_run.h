@@ -66,8 +66,6 @@ gvis_format imgb_out_format(const gvis_image_batch *b, int index);
 int imgb_read_jpeg(struct run *r, struct slot *s, gvis_ctx *c, const char *path, int index);
 int imgb_cpu_decode(struct run *r, struct slot *s, gvis_ctx *c);
 int imgb_compute_gpu(struct run *r, gvis_ctx *c, const gvis_image_stages *st, struct slot *s, int index);
-int imgb_pref_compute(void *v, int worker, int index, int slot);
-int imgb_ready_first(void);
 int imgb_start_stages(struct run *r);
 void imgb_stop_stages(struct run *r);
 

@@ -143,7 +143,6 @@ static void finish(gvis_jbatch_req *r, int status, const char *why)
     r->status = status;
     snprintf(r->why, sizeof r->why, "%s", why);
     r->state = DONE;
-    __atomic_store_n(&r->ready, 1, __ATOMIC_RELEASE);
 }
 
 /* Under the lock: r out of the queue. */
@@ -300,8 +299,7 @@ static void *decoder_main(void *v)
                 jb->held++;
             }
             r->state = DONE;
-            __atomic_store_n(&r->ready, 1, __ATOMIC_RELEASE);
-        }
+                }
         jb->busy[k] = 0;
         jb->decoding -= n;
         jb->st.batches++;
@@ -411,7 +409,6 @@ void gvis_jbatch_submit(gvis_jbatch *jb, gvis_jbatch_req *r)
     r->cap = 0;
     r->device = jb->device;
     r->next = NULL;
-    __atomic_store_n(&r->ready, 0, __ATOMIC_RELAXED);
     pthread_mutex_lock(&jb->mu);
     if (jb->first_submit < 0)
         jb->first_submit = gvis_now_ms() - jb->t_start;
@@ -431,11 +428,6 @@ void gvis_jbatch_submit(gvis_jbatch *jb, gvis_jbatch_req *r)
             pthread_cond_broadcast(&jb->cv);
     }
     pthread_mutex_unlock(&jb->mu);
-}
-
-int gvis_jbatch_ready(const gvis_jbatch_req *r)
-{
-    return r->owner && __atomic_load_n(&r->ready, __ATOMIC_ACQUIRE);
 }
 
 int gvis_jbatch_wait(gvis_jbatch_req *r, char *why, size_t why_len)

@@ -35,7 +35,6 @@ typedef struct gvis_jbatch_req {
     /* the stage's */
     gvis_jbatch *owner; /* NULL: not submitted, or released */
     int state;
-    int ready; /* 1 once decoded or refused (atomic: read by gvis_jbatch_ready without the lock) */
     void *buf;
     size_t cap;
     struct gvis_jbatch_req *next;
@@ -51,10 +50,6 @@ void gvis_jbatch_stop(gvis_jbatch *jb);
 
 /* Queues r (never blocks; the caller bounds how many are submitted and not released). */
 void gvis_jbatch_submit(gvis_jbatch *jb, gvis_jbatch_req *r);
-/* 1 when r is decoded or refused (gvis_jbatch_wait would not wait), 0 while it is queued
- * or decoding; a hint read without the stage's lock, for a compute thread choosing which
- * of its waiting files to take first. */
-int gvis_jbatch_ready(const gvis_jbatch_req *r);
 /* Waits until r is decoded or refused; returns r->status, copying r->why where < 0. */
 int gvis_jbatch_wait(gvis_jbatch_req *r, char *why, size_t why_len);
 /* Gives r's device buffer back (r's device image must be done with: the caller's stream

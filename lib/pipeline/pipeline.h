@@ -26,7 +26,7 @@ int gvis_pipeline_run(int n, int jobs, int inflight, gvis_pipe_work work, gvis_p
  * index % inflight: no two items in flight share it, so a caller keeps an item's data
  * (its decoded image, its result) in per-slot storage allocated once.  At most inflight
  * items are admitted and not yet reported (memory flat in the list length); each stage
- * takes its waiting item of lowest index first (or as pref ranks them).  A stage that returns non-zero ends the
+ * takes its waiting item of lowest index first.  A stage that returns non-zero ends the
  * item: its later stages are skipped and that status is reported.
  *
  * done(arg, index, status) runs on the calling thread for index 0, 1, 2 ... in order (a
@@ -39,14 +39,6 @@ enum { GVIS_PIPE_READ, GVIS_PIPE_COMPUTE, GVIS_PIPE_WRITE, GVIS_PIPE_STAGES };
 #define GVIS_PIPE_CANCELLED (-1000)
 
 typedef int (*gvis_pipe_stage)(void *arg, int thread, int index, int slot);
-/* pref[k](arg, thread, index, slot), where set, ranks the items waiting for stage k for
- * that thread: it takes the highest (the lowest index among equals; GVIS_PIPE_PREF_BEST
- * or more ends the search) instead of simply the lowest index.  Called under the
- * pipeline's lock: it must be quick and must not block.  The batch of images uses it so
- * that a GPU's compute thread takes a file its GPU has already decoded before one still
- * in the engines (images.c). */
-typedef int (*gvis_pipe_pref)(void *arg, int thread, int index, int slot);
-#define GVIS_PIPE_PREF_BEST 3
 
 typedef struct {
     gvis_pipe_stage fn[GVIS_PIPE_STAGES];
@@ -54,7 +46,6 @@ typedef struct {
     int inflight;                  /* slots (at least 1) */
     gvis_pipe_done done;
     void *arg;
-    gvis_pipe_pref pref[GVIS_PIPE_STAGES]; /* NULL: lowest index first */
 } gvis_pipe_stages;
 
 /* Returns the number of items reported (every admitted one); -1 when the threads could

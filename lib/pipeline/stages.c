@@ -63,30 +63,15 @@ static void moved(struct run *r, int from, int to)
             pthread_cond_broadcast(&r->cv[k]);
 }
 
-/* Under the lock: the waiting item of stage k with the lowest index (or the one that
- * stage's pref ranks first for this thread), or a new one for the first stage; NULL when
- * none now.  *finished when none can come any more. */
-static struct item *pick(struct run *r, int k, int thread, int *finished)
+/* Under the lock: the waiting item of stage k with the lowest index, or a new one for the
+ * first stage; NULL when none now.  *finished when none can come any more. */
+static struct item *pick(struct run *r, int k, int *finished)
 {
-    gvis_pipe_pref pref = r->s->pref[k];
-    struct item *best = NULL;
-    int rank = 0;
     for (int i = r->reported; i < r->next; i++) {
         struct item *it = &r->ring[i % r->inflight];
-        if (it->stage != k || it->state != WAITING)
-            continue;
-        if (!pref)
+        if (it->stage == k && it->state == WAITING)
             return it;
-        int p = pref(r->s->arg, thread, it->index, it->index % r->inflight);
-        if (!best || p > rank) {
-            best = it;
-            rank = p;
-            if (p >= GVIS_PIPE_PREF_BEST)
-                break;
-        }
     }
-    if (best)
-        return best;
     *finished = 0;
     if (k == r->first) {
         if (!r->stop && r->next < r->n && r->next - r->reported < r->inflight) {
@@ -122,7 +107,7 @@ static void *stage_main(void *v)
     pthread_mutex_lock(&r->mu);
     for (;;) {
         int finished = 0;
-        struct item *it = pick(r, t->stage, t->id, &finished);
+        struct item *it = pick(r, t->stage, &finished);
         if (!it) {
             if (finished)
                 break;
