@@ -235,7 +235,9 @@ int cli_run_batch(const struct cli_cmd *cmd, const struct cli_args *args, gvis_c
                                    "as -o 'OUT/{stem}.png'",
                                    args->ninputs);
         if (to_dir) { /* outputs distinct; a template's folders made */
+            double t0 = gvis_now_ms();
             int rc = cli_plan_outputs(o, args->inputs, args->ninputs, out_ext ? out_ext : args->format);
+            gvis_trace_phase("plan the outputs", t0, gvis_now_ms());
             if (rc >= 0)
                 return rc;
         }

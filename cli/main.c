@@ -123,6 +123,7 @@ static int show_man(const char *sub)
 int main(int argc, char **argv)
 {
     main_thread = pthread_self();
+    gvis_trace_main(); /* GVIS_TRACE's clock starts with the process */
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);
@@ -160,7 +161,9 @@ int main(int argc, char **argv)
              * in place only when the command succeeds (issue 13) */
             gvis_outset *set = gvis_outset_begin();
             gvis_outset_pass_streams(set, 1);
+            double t_cmd = gvis_now_ms();
             int status = commands[k].fn(argc - i, argv + i);
+            gvis_trace_phase("the command", t_cmd, gvis_now_ms());
             if (status == EXIT_OK && set && gvis_outset_commit(set) != GVIS_OK) {
                 cli_error("%s", gvis_errmsg());
                 status = EXIT_RUNTIME;

@@ -487,7 +487,9 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli_args 
         }
     }
     if (cmd->max_inputs == 0) {
+        double t0 = gvis_now_ms();
         int rc = cli_expand_inputs(args);
+        gvis_trace_phase("list the inputs", t0, gvis_now_ms());
         if (rc >= 0) {
             cli_args_free(args);
             return rc;

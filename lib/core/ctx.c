@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "gvis_config.h"
+#include "trace.h"
 
 double gvis_now_ms(void)
 {
@@ -232,8 +233,11 @@ static void wait_mode(int device)
 static int start_job(void *arg)
 {
     gvis_ctx *c = arg;
+    double t0 = gvis_now_ms();
     wait_mode(c->cuda_index);
-    return gvis_cu_job_create(c->cuda_index, &c->job);
+    int err = gvis_cu_job_create(c->cuda_index, &c->job);
+    gvis_trace_span("start CUDA", t0, gvis_now_ms(), c->cuda_index);
+    return err;
 }
 
 /* GVIS_CUDA_START=serial starts the device in series, as before the thread (to time both). */
@@ -311,6 +315,7 @@ int gvis_ctx_create_on(gvis_ctx **out, const char *device, int entry, int repeat
     snprintf(c->device_name, sizeof c->device_name, "cpu");
     if (c->want != 1) {
         int n = 0;
+        double t0 = gvis_now_ms();
         rc = gvis_device_list(device, idx, GVIS_MAX_DEVICE_LIST, &n);
         if (rc) {
             gvis_ctx_free(c);
@@ -323,6 +328,7 @@ int gvis_ctx_create_on(gvis_ctx **out, const char *device, int entry, int repeat
             if (count)
                 snprintf(why, sizeof why, "a listed CUDA device is not there (%d found)", count);
             gvis_log(c, GVIS_LOG_INFO, "running on the CPU: %s", why);
+            gvis_trace_span("find the CUDA devices", t0, gvis_now_ms(), 0);
         } else {
             if (entry < 0)
                 entry = 0;
@@ -331,6 +337,8 @@ int gvis_ctx_create_on(gvis_ctx **out, const char *device, int entry, int repeat
 #ifdef GVIS_HAVE_CUDA
             char name[256];
             device_name(c->cuda_index, name, sizeof name);
+            /* the first context's: CUDA's driver starting (cuInit), ~0.25-0.35 s on an H100 */
+            gvis_trace_span("find the CUDA devices", t0, gvis_now_ms(), n);
             /* on the GPU unless the start fails (settle says so then) */
             c->on_cuda = 1;
             snprintf(c->device_name, sizeof c->device_name, "cuda:%d (%s)", c->cuda_index, name);
@@ -362,11 +370,14 @@ void gvis_ctx_free(gvis_ctx *ctx)
         gvis_bgtask_join(&ctx->start);
     }
 #endif
+    double t0 = gvis_now_ms();
     gvis_nvj_close(ctx);
 #ifdef GVIS_HAVE_CUDA
     if (ctx->job)
         gvis_cu_job_destroy(ctx->job);
 #endif
+    if (ctx->on_cuda)
+        gvis_trace_span("free a CUDA context", t0, gvis_now_ms(), ctx->cuda_index);
     pthread_mutex_destroy(&ctx->start_mu);
     free(ctx);
 }

@@ -344,6 +344,12 @@ double gvis_now_ms(void);
 /* Where GVIS_TRACE names a file: writes the timeline the batch's threads recorded there
  * (a Chrome trace, lib/core/trace.h), whole or not at all.  0, or -1 with errno. */
 int gvis_trace_write(void);
+/* The calling thread is the command's "main" in the timeline, whose clock starts here
+ * where it has not yet (call it first thing). */
+void gvis_trace_main(void);
+/* A span of the calling thread from t0 to t1 (gvis_now_ms); name a string that lives as
+ * long as the process. */
+void gvis_trace_phase(const char *name, double t0, double t1);
 
 /* What this build and this machine offer, for `gvis info`. */
 typedef struct {

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "nvjpeg_codec.h"
+#include "trace.h"
 
 struct gvis_nvj_ctx {
     int forced; /* --jpeg-codec nvjpeg: a missing piece is an error, not a quiet fallback */
@@ -146,7 +147,9 @@ int gvis_nvj_open(gvis_ctx *ctx)
                           ctx->want == 1 ? "--device cpu" : n ? "the device is unusable" : why);
     }
     char why[512] = "";
+    double t0 = gvis_now_ms();
     const gvis_nvjpeg_lib *lib = gvis_nvjpeg(why, sizeof why);
+    gvis_trace_span("load nvJPEG", t0, gvis_now_ms(), ctx->cuda_index);
     if (!lib) {
         if (forced)
             return gvis_error(GVIS_E_DEVICE, "--jpeg-codec nvjpeg: nvJPEG is unavailable: %s", why);

@@ -9,6 +9,7 @@
 #include "images_gpu.h"
 #include "images_run.h"
 #include "pipeline.h"
+#include "trace.h"
 
 static size_t image_bytes(const gvis_image *img) { return img->data ? img->stride * (size_t)img->height : 0; }
 
@@ -266,6 +267,7 @@ int gvis_image_batch_run(const gvis_image_batch *b)
         return -1;
     struct run r = {.b = b, .inflight = b->inflight};
     int reported = -1, pool = 0;
+    double t0 = gvis_now_ms(), t1 = t0;
     /* where the workers' contexts decode and encode JPEG on the GPU (nvJPEG): a decode
      * stage per GPU of the list, whose decoders are made and warmed up from the first
      * bitstream on, while the readers read the next files */
@@ -306,13 +308,19 @@ int gvis_image_batch_run(const gvis_image_batch *b)
                            r.inflight,
                            st_done,
                            &r};
+    t1 = gvis_now_ms();
+    gvis_trace_span("batch: set up", t0, t1, b->n);
     reported = gvis_pipeline_run_stages(b->n, &st);
+    gvis_trace_span("batch: the files", t1, gvis_now_ms(), b->n);
 out:
+    t1 = gvis_now_ms();
     if (r.slots)
         for (int i = 0; i < r.inflight; i++) {
             slot_clear(&r, &r.slots[i]);
         }
     imgb_stop_stages(&r);
+    gvis_trace_span("batch: stop the decoders", t1, gvis_now_ms(), 0);
+    t1 = gvis_now_ms();
     if (pool)
         gvis_bufpool_destroy(&r.pool);
     gvis_timing *t = &b->ctxs[0]->timing;
@@ -345,5 +353,6 @@ out:
     free(r.rctx);
     free(r.wctx);
     free((void *)r.broken);
+    gvis_trace_span("batch: free", t1, gvis_now_ms(), 0);
     return reported;
 }
