@@ -390,10 +390,14 @@ void gvis_jbatch_stop(gvis_jbatch *jb)
     pthread_mutex_unlock(&jb->mu);
     for (int k = 0; k < jb->threads; k++)
         pthread_join(jb->th[k], NULL);
+    double t0 = gvis_now_ms();
     for (int i = 0; i < jb->nfree; i++)
         buf_free(jb, jb->free[i].p);
     free(jb->free);
+    double t1 = gvis_now_ms();
+    gvis_trace_span("stop: free the decoded images' buffers", t0, t1, jb->nfree);
     gvis_jbatch_nv_destroy(jb->nv);
+    gvis_trace_span("stop: destroy the decoders", t1, gvis_now_ms(), jb->device);
     pthread_mutex_destroy(&jb->mu);
     pthread_cond_destroy(&jb->cv);
     pthread_cond_destroy(&jb->done_cv);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "trace.h"
 
 #ifdef GVIS_HAVE_CUDA
 #include "nvjpeg_codec.h"
@@ -162,10 +163,16 @@ void gvis_jbatch_nv_destroy(gvis_jbatch_nv *jb)
     if (!jb)
         return;
     for (int k = DECODERS - 1; k >= 0; k--) { /* decoder 0 owns the handle: last */
+        double t0 = gvis_now_ms();
         if (jb->job[k])
             gvis_cu_sync(jb->job[k]);
+        double t1 = gvis_now_ms();
         gvis_nvjpeg_dec_destroy(jb->dec[k]);
+        double t2 = gvis_now_ms();
         gvis_cu_job_destroy(jb->job[k]);
+        gvis_trace_span("stop: sync", t0, t1, k);
+        gvis_trace_span(k ? "stop: nvJPEG decoder destroyed" : "stop: nvJPEG decoder and handle destroyed", t1, t2, k);
+        gvis_trace_span("stop: stream and scratch freed", t2, gvis_now_ms(), k);
     }
     gvis_buf_free(&jb->pad);
     free(jb);
