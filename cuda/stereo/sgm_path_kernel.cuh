@@ -152,6 +152,109 @@ __device__ __forceinline__ void red_add(uint32_t *p, uint32_t v)
     asm volatile("red.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
+// The halves of a lane's pairs that hold a disparity < D (FULL: D = 32 K, all of them).
+template <int NP, bool FULL>
+__device__ __forceinline__ void valid_halves(int D, int lane, uint32_t (&vmask)[NP])
+{
+#pragma unroll
+    for (int j = 0; j < NP; j++)
+        vmask[j] = FULL ? 0xffffffffu
+                        : (lane + 64 * j < D ? 0xffffu : 0u) | (lane + 64 * j + 32 < D ? 0xffff0000u : 0u);
+}
+
+// A line's first pixel: its path costs are its matching costs c[] (BIG past D).
+template <int NP, bool FULL>
+__device__ __forceinline__ void first_step(const uint32_t (&c)[NP], const uint32_t (&vmask)[NP], uint32_t (&cur)[NP])
+{
+    const uint32_t BIG2 = BIG * 0x10001u;
+#pragma unroll
+    for (int j = 0; j < NP; j++)
+        cur[j] = FULL ? c[j] : (c[j] & vmask[j]) | (BIG2 & ~vmask[j]);
+}
+
+// One step of the recurrence for a lane's pairs: prev[] the path costs at the previous
+// pixel of the line, m their minimum over every disparity, c[] this pixel's matching
+// costs, p2 this step's P2 (from the guides); cur[] this pixel's path costs.
+template <int NP, bool FULL>
+__device__ __forceinline__ void path_step(const uint32_t (&prev)[NP], int m, const uint32_t (&c)[NP], int p1, int p2,
+                                          const uint32_t (&vmask)[NP], int lane, uint32_t (&cur)[NP])
+{
+    const uint32_t BIG2 = BIG * 0x10001u, P1x2 = (uint32_t)p1 * 0x10001u;
+    uint32_t from_left[NP], from_right[NP];
+#pragma unroll
+    for (int j = 0; j < NP; j++) {
+        from_left[j] = __shfl_sync(0xffffffffu, prev[j], (lane + 31) & 31);
+        from_right[j] = __shfl_sync(0xffffffffu, prev[j], (lane + 1) & 31);
+    }
+    const uint32_t m2 = (uint32_t)m * 0x10001u;
+    const uint32_t mp2 = (uint32_t)(m + p2) * 0x10001u;
+#pragma unroll
+    for (int j = 0; j < NP; j++) {
+        // k - 1 of both halves: lane - 1's pair; lane 0 takes k - 1 = 64 j - 1 from
+        // lane 31's pair j - 1 (high half) and k + 31 from its pair j (low half)
+        const uint32_t lo = lane > 0 ? from_left[j]
+                                     : __byte_perm(j > 0 ? from_left[j - 1] : BIG2, from_left[j], 0x5432);
+        // k + 1: lane + 1's pair; lane 31 takes k + 1 = 64 j + 32 from lane 0's pair j
+        // (high half) and k + 33 from its pair j + 1 (low half)
+        const uint32_t hi = lane < 31 ? from_right[j]
+                                      : __byte_perm(from_right[j], j < NP - 1 ? from_right[j + 1] : BIG2, 0x5432);
+        const uint32_t t = __vmins2(__viaddmin_s16x2(__vmins2(lo, hi), P1x2, prev[j]), mp2);
+        const uint32_t v = c[j] + t - m2;
+        cur[j] = FULL ? v : (v & vmask[j]) | (BIG2 & ~vmask[j]);
+    }
+}
+
+// cur[] becomes prev[]; the lane's smallest path cost.
+template <int NP>
+__device__ __forceinline__ int keep_step(const uint32_t (&cur)[NP], uint32_t (&prev)[NP])
+{
+    uint32_t mm = cur[0];
+#pragma unroll
+    for (int j = 0; j < NP; j++) {
+        prev[j] = cur[j];
+        mm = __vmins2(mm, cur[j]);
+    }
+    return min((int)(mm & 0xffffu), (int)(mm >> 16));
+}
+
+// A pixel's path costs out: SUM added into (or, store, written to) the pixel's words of
+// the u16 sum volume (sum, sw words a pixel), else written to the direction's u8 volume lr.
+//
+// SUM: the pair register cur[j] (k = 64 j + lane low, k + 32 high) is added as it is into
+// word 32 j + lane of the pixel (the layout of sgm_cuda.h): one 32-bit reduction a pair,
+// 128 contiguous bytes a warp.  Exact in any order and under any overlap of the
+// directions: every Lr <= 255 (sgm.h step 4), so a half's total over 8 paths is <= 2040
+// and never carries into the other half.  Halves with k >= D hold BIG: they add 0, and
+// pairs with 64 j >= D (all k >= D, outside the pixel's words) are skipped.  With store
+// (the first direction of a sum, alone in its launch) the same words are stored instead:
+// every word of every pixel once.
+template <int NP, bool FULL, bool SUM>
+__device__ __forceinline__ void put_step(const uint32_t (&cur)[NP], const uint32_t (&vmask)[NP], uint32_t *sum, int sw,
+                                         int store, uint8_t *lr, size_t pix, int D, int lane)
+{
+    if (SUM) {
+        uint32_t *dst = sum + pix * (size_t)sw + lane;
+#pragma unroll
+        for (int j = 0; j < NP; j++)
+            if (FULL || 64 * j < D) {
+                const uint32_t v = FULL ? cur[j] : cur[j] & vmask[j];
+                if (store)
+                    dst[32 * j] = v;
+                else
+                    red_add(dst + 32 * j, v);
+            }
+    } else {
+        uint8_t *dst = lr + pix * D + lane;
+#pragma unroll
+        for (int j = 0; j < NP; j++) {
+            if (FULL || lane + 64 * j < D)
+                dst[64 * j] = (uint8_t)cur[j];
+            if (FULL || lane + 64 * j + 32 < D)
+                dst[64 * j + 32] = (uint8_t)(cur[j] >> 16);
+        }
+    }
+}
+
 template <int K, bool NARROW, bool FULL, bool ADC, bool SUM, bool BAND>
 __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
 {
@@ -176,13 +279,9 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
     if (BAND ? !band_line_start(line, rx, ry, W, H, a.y0, a.y1, x, y, cont) : !line_start(line, rx, ry, W, H, x, y))
         return;
     uint8_t *lr = SUM ? nullptr : a.lr + blockIdx.y * a.vol;
-    const uint32_t BIG2 = BIG * 0x10001u, P1x2 = (uint32_t)a.p1 * 0x10001u;
-    // which halves hold a disparity < D (FULL: D = 32 K, all of them)
+    const uint32_t BIG2 = BIG * 0x10001u;
     uint32_t vmask[NP];
-#pragma unroll
-    for (int j = 0; j < NP; j++)
-        vmask[j] = FULL ? 0xffffffffu
-                        : (lane + 64 * j < D ? 0xffffu : 0u) | (lane + 64 * j + 32 < D ? 0xffff0000u : 0u);
+    valid_halves<NP, FULL>(D, lane, vmask);
     uint32_t prev[NP];
 #pragma unroll
     for (int j = 0; j < NP; j++)
@@ -243,71 +342,12 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
             load_step(nx, ny, cn, gn);
         const size_t pix = (size_t)y * W + x;
         uint32_t cur[NP];
-        if (first) {
-#pragma unroll
-            for (int j = 0; j < NP; j++)
-                cur[j] = FULL ? c[j] : (c[j] & vmask[j]) | (BIG2 & ~vmask[j]);
-        } else {
-            uint32_t from_left[NP], from_right[NP];
-#pragma unroll
-            for (int j = 0; j < NP; j++) {
-                from_left[j] = __shfl_sync(0xffffffffu, prev[j], (lane + 31) & 31);
-                from_right[j] = __shfl_sync(0xffffffffu, prev[j], (lane + 1) & 31);
-            }
-            const uint32_t m2 = (uint32_t)m * 0x10001u;
-            const uint32_t mp2 = (uint32_t)(m + p2lut[abs(g - gprev)]) * 0x10001u;
-#pragma unroll
-            for (int j = 0; j < NP; j++) {
-                // k - 1 of both halves: lane - 1's pair; lane 0 takes k - 1 = 64 j - 1 from
-                // lane 31's pair j - 1 (high half) and k + 31 from its pair j (low half)
-                const uint32_t lo = lane > 0 ? from_left[j]
-                                             : __byte_perm(j > 0 ? from_left[j - 1] : BIG2, from_left[j], 0x5432);
-                // k + 1: lane + 1's pair; lane 31 takes k + 1 = 64 j + 32 from lane 0's pair j
-                // (high half) and k + 33 from its pair j + 1 (low half)
-                const uint32_t hi = lane < 31 ? from_right[j]
-                                              : __byte_perm(from_right[j], j < NP - 1 ? from_right[j + 1] : BIG2, 0x5432);
-                const uint32_t t = __vmins2(__viaddmin_s16x2(__vmins2(lo, hi), P1x2, prev[j]), mp2);
-                const uint32_t v = c[j] + t - m2;
-                cur[j] = FULL ? v : (v & vmask[j]) | (BIG2 & ~vmask[j]);
-            }
-        }
-        uint32_t mm = cur[0];
-#pragma unroll
-        for (int j = 0; j < NP; j++) {
-            prev[j] = cur[j];
-            mm = __vmins2(mm, cur[j]);
-        }
-        const int mn = min((int)(mm & 0xffffu), (int)(mm >> 16));
-        if (SUM) {
-            // SUM: the pair register cur[j] (k = 64 j + lane low, k + 32 high) is added
-            // as it is into word 32 j + lane of the pixel (the layout of sgm_cuda.h):
-            // one 32-bit reduction a pair, 128 contiguous bytes a warp.  Exact in any
-            // order and under any overlap of the directions: every Lr <= 255 (sgm.h
-            // step 4), so a half's total over 8 paths is <= 2040 and never carries into
-            // the other half.  Halves with k >= D hold BIG: they add 0, and pairs with
-            // 64 j >= D (all k >= D, outside the pixel's words) are skipped.  With
-            // a.store (the first direction of gvis_cu_sgm_path_sum, alone in its launch)
-            // the same words are stored instead: every word of every pixel once.
-            uint32_t *dst = a.sum + pix * (size_t)a.sw + lane;
-#pragma unroll
-            for (int j = 0; j < NP; j++)
-                if (FULL || 64 * j < D) {
-                    const uint32_t v = FULL ? cur[j] : cur[j] & vmask[j];
-                    if (a.store)
-                        dst[32 * j] = v;
-                    else
-                        red_add(dst + 32 * j, v);
-                }
-        } else {
-            uint8_t *dst = lr + pix * D + lane;
-#pragma unroll
-            for (int j = 0; j < NP; j++) {
-                if (FULL || lane + 64 * j < D)
-                    dst[64 * j] = (uint8_t)cur[j];
-                if (FULL || lane + 64 * j + 32 < D)
-                    dst[64 * j + 32] = (uint8_t)(cur[j] >> 16);
-            }
-        }
+        if (first)
+            first_step<NP, FULL>(c, vmask, cur);
+        else
+            path_step<NP, FULL>(prev, m, c, a.p1, p2lut[abs(g - gprev)], vmask, lane, cur);
+        const int mn = keep_step<NP>(cur, prev);
+        put_step<NP, FULL, SUM>(cur, vmask, a.sum, a.sw, a.store, lr, pix, D, lane);
         m = (int)__reduce_min_sync(0xffffffffu, (unsigned)mn);
         gprev = g;
         first = false;

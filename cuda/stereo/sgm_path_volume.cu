@@ -14,11 +14,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sgm_cuda.h"
 #include "quality_cuda.h"
+#include "sgm_cuda.h"
+#include "sgm_path_kernel.cuh" /* line_start, the recurrence (path_step), put_step */
 
-#define WARPS 4
-#define BIG 0x3fff
 #define PF 4 /* steps of costs in flight ahead of the current one */
 
 struct pv_args {
@@ -32,33 +31,6 @@ struct pv_args {
     int sw;
     int store; // SUM: 1 stores (the first direction written), 0 adds
 };
-
-__constant__ int pv_dirs[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, -1}, {-1, 1}, {1, -1}};
-
-// The first pixel of line `line` of direction (rx, ry) (sgm_path.cu's order); false past the last line.
-__device__ __forceinline__ bool pv_line_start(int line, int rx, int ry, int W, int H, int &x, int &y)
-{
-    const int lines = ry == 0 ? H : rx == 0 ? W : W + H - 1;
-    if (line >= lines)
-        return false;
-    const int x0 = rx > 0 ? 0 : W - 1, y0 = ry > 0 ? 0 : H - 1;
-    if (ry == 0) {
-        x = x0;
-        y = line;
-    } else if (line < W) {
-        x = line;
-        y = y0;
-    } else {
-        x = x0;
-        y = ry > 0 ? line - W + 1 : H - 2 - (line - W);
-    }
-    return true;
-}
-
-__device__ __forceinline__ void pv_red_add(uint32_t *p, uint32_t v)
-{
-    asm volatile("red.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
 
 // The costs of pixel (px, py) for this lane's pairs: k = 64 j + lane low, k + 32 high;
 // halves with k >= D read nothing (0).
@@ -87,18 +59,15 @@ __global__ void __launch_bounds__(WARPS * 32) pv_kernel(pv_args a)
     __syncthreads();
     const int lane = threadIdx.x & 31;
     const int dir = a.dir0 + blockIdx.y;
-    const int rx = pv_dirs[dir][0], ry = pv_dirs[dir][1];
+    const int rx = c_dirs[dir][0], ry = c_dirs[dir][1];
     const int W = a.width, H = a.height, D = a.D;
     int x, y;
-    if (!pv_line_start(blockIdx.x * WARPS + (threadIdx.x >> 5), rx, ry, W, H, x, y))
+    if (!line_start(blockIdx.x * WARPS + (threadIdx.x >> 5), rx, ry, W, H, x, y))
         return;
     uint8_t *lr = SUM ? nullptr : a.lr + blockIdx.y * a.vol;
-    const uint32_t BIG2 = BIG * 0x10001u, P1x2 = (uint32_t)a.p1 * 0x10001u;
+    const uint32_t BIG2 = BIG * 0x10001u;
     uint32_t vmask[NP];
-#pragma unroll
-    for (int j = 0; j < NP; j++)
-        vmask[j] = FULL ? 0xffffffffu
-                        : (lane + 64 * j < D ? 0xffffu : 0u) | (lane + 64 * j + 32 < D ? 0xffff0000u : 0u);
+    valid_halves<NP, FULL>(D, lane, vmask);
     // the line's length: steps until (x, y) leaves the image
     int steps;
     {
@@ -129,34 +98,10 @@ __global__ void __launch_bounds__(WARPS * 32) pv_kernel(pv_args a)
     for (int i = 0; i < steps; i++, x += rx, y += ry) {
         const size_t pix = (size_t)y * W + x;
         uint32_t cur[NP];
-        if (i == 0) {
-#pragma unroll
-            for (int j = 0; j < NP; j++)
-                cur[j] = FULL ? c[0][j] : (c[0][j] & vmask[j]) | (BIG2 & ~vmask[j]);
-        } else {
-            uint32_t from_left[NP], from_right[NP];
-#pragma unroll
-            for (int j = 0; j < NP; j++) {
-                from_left[j] = __shfl_sync(0xffffffffu, prev[j], (lane + 31) & 31);
-                from_right[j] = __shfl_sync(0xffffffffu, prev[j], (lane + 1) & 31);
-            }
-            const uint32_t m2 = (uint32_t)m * 0x10001u;
-            const uint32_t mp2 = (uint32_t)(m + p2lut[abs(g[0] - gprev)]) * 0x10001u;
-#pragma unroll
-            for (int j = 0; j < NP; j++) {
-                // k - 1: lane - 1's pair; lane 0 takes 64 j - 1 from lane 31's pair j - 1
-                // (high half) and k + 31 from lane 31's pair j (low half)
-                const uint32_t lo = lane > 0 ? from_left[j]
-                                             : __byte_perm(j > 0 ? from_left[j - 1] : BIG2, from_left[j], 0x5432);
-                // k + 1: lane + 1's pair; lane 31 takes 64 j + 32 from lane 0's pair j
-                // (high half) and k + 33 from lane 0's pair j + 1 (low half)
-                const uint32_t hi = lane < 31 ? from_right[j]
-                                              : __byte_perm(from_right[j], j < NP - 1 ? from_right[j + 1] : BIG2, 0x5432);
-                const uint32_t t = __vmins2(__viaddmin_s16x2(__vmins2(lo, hi), P1x2, prev[j]), mp2);
-                const uint32_t v = c[0][j] + t - m2;
-                cur[j] = FULL ? v : (v & vmask[j]) | (BIG2 & ~vmask[j]);
-            }
-        }
+        if (i == 0)
+            first_step<NP, FULL>(c[0], vmask, cur);
+        else
+            path_step<NP, FULL>(prev, m, c[0], a.p1, p2lut[abs(g[0] - gprev)], vmask, lane, cur);
         gprev = g[0];
         // shift the ring and start the load PF steps ahead
 #pragma unroll
@@ -170,35 +115,8 @@ __global__ void __launch_bounds__(WARPS * 32) pv_kernel(pv_args a)
             pv_load<NP, FULL>(a.cost, W, D, lane, x + PF * rx, y + PF * ry, c[PF - 1]);
             g[PF - 1] = __ldg(a.guide + (size_t)(y + PF * ry) * W + x + PF * rx);
         }
-        uint32_t mm = cur[0];
-#pragma unroll
-        for (int j = 0; j < NP; j++) {
-            prev[j] = cur[j];
-            mm = __vmins2(mm, cur[j]);
-        }
-        const int mn = min((int)(mm & 0xffffu), (int)(mm >> 16));
-        if (SUM) {
-            // exact in any order (sgm_path.cu's SUM comment): every Lr <= 255, halves never carry
-            uint32_t *dst = a.sum + pix * (size_t)a.sw + lane;
-#pragma unroll
-            for (int j = 0; j < NP; j++)
-                if (FULL || 64 * j < D) {
-                    const uint32_t v = FULL ? cur[j] : cur[j] & vmask[j];
-                    if (a.store)
-                        dst[32 * j] = v;
-                    else
-                        pv_red_add(dst + 32 * j, v);
-                }
-        } else {
-            uint8_t *dst = lr + pix * D + lane;
-#pragma unroll
-            for (int j = 0; j < NP; j++) {
-                if (FULL || lane + 64 * j < D)
-                    dst[64 * j] = (uint8_t)cur[j];
-                if (FULL || lane + 64 * j + 32 < D)
-                    dst[64 * j + 32] = (uint8_t)(cur[j] >> 16);
-            }
-        }
+        const int mn = keep_step<NP>(cur, prev);
+        put_step<NP, FULL, SUM>(cur, vmask, a.sum, a.sw, a.store, lr, pix, D, lane);
         m = (int)__reduce_min_sync(0xffffffffu, (unsigned)mn);
     }
 }
