@@ -125,8 +125,14 @@ const char *gvis_type_name(gvis_type t); /* "u8", "u16", "f32" */
 
 typedef void (*gvis_task_fn)(void *arg, int index, int count);
 /* Runs fn(arg, i, count) for every i in [0, count) on the worker pool and the
- * calling thread; returns when all are done.  Tasks must not call gvis_parallel. */
+ * calling thread; returns when all are done.  The pool runs one call at a time: a call
+ * from inside a task runs its tasks in order on the calling thread, as does a call from
+ * a thread that gvis_parallel_share marked while the pool runs another's; other calls
+ * wait for the pool. */
 void gvis_parallel(int count, gvis_task_fn fn, void *arg);
+/* Marks the calling thread (on != 0) as one of several doing the same work (a batch
+ * stage's threads): its gvis_parallel calls run on it while the pool is busy. */
+void gvis_parallel_share(int on);
 /* Number of threads gvis_parallel uses (GVIS_THREADS, else the online CPUs). */
 int gvis_threads(void);
 /* GVIS_THREADS read strictly: *n = its value (at most the pool's limit), 0 when unset or
@@ -206,8 +212,7 @@ gvis_format gvis_sniff_format(const uint8_t *data, size_t len);
  * (u8/u16/f32, HxW or HxWxC) from memory.  Gray+alpha is widened to RGBA.  The pixel limit
  * is checked from the header before any pixel memory is allocated.  EXIF, ICC profile and
  * resolution land in img->meta; the EXIF orientation is applied unless o->no_autorotate.
- * Turning the pixels uses the worker pool, as does the PNG writer below: call neither from
- * inside a gvis_parallel task (the pool runs one job at a time; other threads may call). */
+ * Turning the pixels uses the worker pool, as does the PNG writer below (see gvis_parallel). */
 int gvis_image_decode(const uint8_t *data, size_t len, const gvis_io_opts *o, gvis_image *img);
 /* Encodes into b (appended).  PNG/PGM/PPM take u8 or u16, JPEG/WebP/BMP/TGA u8, PFM f32,
  * TIFF and NPY any type (others are GVIS_E_FORMAT).  img->meta is written where the format

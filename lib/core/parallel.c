@@ -2,7 +2,9 @@
  * atomic counter, so uneven tasks balance themselves; the caller works too.  Waking a
  * sleeping thread costs 30-45 us on the development VM, as much as a whole 1080p
  * histogram's share of work, so workers spin for a short while after each job before
- * they sleep, and back-to-back calls (histogram, table, lookup) start at once. */
+ * they sleep, and back-to-back calls (histogram, table, lookup) start at once.  Calls
+ * from inside a task, and a batch thread's while the pool is busy, run on their caller
+ * (gvis_parallel). */
 #include "gvis.h"
 
 #include <errno.h>
@@ -30,6 +32,10 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
 static pthread_mutex_t call_lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread int in_task; /* inside a task: a call runs here */
+static __thread int share;   /* one of several threads doing the same work (gvis_parallel_share) */
+
+void gvis_parallel_share(int on) { share = on != 0; }
 
 static struct {
     gvis_task_fn fn;
@@ -79,6 +85,7 @@ static void *worker(void *unused)
             pthread_cond_wait(&wake, &lock);
         seen = atomic_load(&job.generation);
         pthread_mutex_unlock(&lock);
+        in_task = 1;
         run_tasks();
         pthread_mutex_lock(&lock);
         if (atomic_fetch_sub(&job.busy, 1) == 1)
@@ -151,7 +158,20 @@ void gvis_parallel(int count, gvis_task_fn fn, void *arg)
             fn(arg, i, count);
         return;
     }
-    pthread_mutex_lock(&call_lock); /* one job at a time in the pool */
+    /* One job at a time in the pool.  A call from inside a task runs on its caller (it
+     * would wait for itself), and so does a call from one of several threads doing the
+     * same work (gvis_parallel_share: a batch's readers, writers or compute threads) while
+     * the pool runs another's: those threads are the parallelism, and their small calls
+     * no longer wait in line (a disparity batch on a GPU spent half its compute threads'
+     * time here converting pairs to gray).  A lone caller, such as a CPU batch's one
+     * compute thread, waits for the pool and gets every core. */
+    if (in_task || (share && pthread_mutex_trylock(&call_lock) != 0)) {
+        for (int i = 0; i < count; i++)
+            fn(arg, i, count);
+        return;
+    }
+    if (!share)
+        pthread_mutex_lock(&call_lock);
     pthread_mutex_lock(&lock);
     job.fn = fn;
     job.arg = arg;
@@ -161,7 +181,9 @@ void gvis_parallel(int count, gvis_task_fn fn, void *arg)
     atomic_fetch_add(&job.generation, 1);
     pthread_cond_broadcast(&wake);
     pthread_mutex_unlock(&lock);
+    in_task = 1;
     run_tasks();
+    in_task = 0;
     long long until = now_ns() + SPIN_NS;
     for (int i = 0; atomic_load(&job.busy) > 0; i++) {
         cpu_relax();

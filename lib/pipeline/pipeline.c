@@ -7,6 +7,7 @@
 #include <malloc.h>
 #endif
 
+#include "gvis.h"
 #include "pipeline.h"
 
 void gvis_pipeline_keep_heap(void)
@@ -50,6 +51,7 @@ static void *worker_main(void *v)
 {
     struct worker *w = v;
     struct pipe *p = w->p;
+    gvis_parallel_share(1); /* one of the jobs: pool calls on this thread while it is busy */
     for (;;) {
         pthread_mutex_lock(&p->mu);
         while (!p->stop && p->next < p->n && p->next - p->reported >= p->inflight)

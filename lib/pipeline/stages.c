@@ -104,6 +104,9 @@ static void *stage_main(void *v)
     const int trace = gvis_trace_on();
     if (trace)
         gvis_trace_thread(tname[t->stage], t->id);
+    /* one of several threads of its stage: its pool calls run on it while the pool is
+     * another's (a lone compute thread waits for the pool and gets every core) */
+    gvis_parallel_share(s->threads[t->stage] > 1);
     pthread_mutex_lock(&r->mu);
     for (;;) {
         int finished = 0;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "trace.h"
 #include "sgm.h"
 #ifdef GVIS_HAVE_CUDA
 #include "quality_cuda.h"
@@ -460,9 +461,11 @@ static int sgm_cuda(gvis_ctx *ctx, void *arg)
     g.c = c;
     g.per_path = per_path;
     g.band = per_path ? 0 : gvis_sgm_cuda_band(W, H, c->p);
+    double t0 = gvis_now_ms();
     int rc = gvis_cuda_upload_image(ctx, 0, c->gl, (void **)&g.d_gl, &g.pl);
     if (!rc)
         rc = gvis_cuda_upload_image(ctx, 1, c->gr, (void **)&g.d_gr, &g.pr);
+    gvis_trace_span("sgm: upload", t0, gvis_now_ms(), ctx->cuda_index);
     if (rc)
         return rc;
     int err = gvis_cu_buffer(ctx->job, 2, n * sizeof(uint64_t), (void **)&g.d_cl);
@@ -511,11 +514,16 @@ static int sgm_cuda(gvis_ctx *ctx, void *arg)
     if (g.band > 0)
         gvis_log(ctx, GVIS_LOG_INFO, "SGM sum volume: vertical and diagonal paths in bands of %d rows (%.1f MiB)",
                  g.band, (double)W * g.band * GVIS_SGM_SUM_STRIDE(D) * 2 / 1048576.0);
-    if ((rc = gvis_time_cuda(ctx, sgm_launch, &g)))
+    t0 = gvis_now_ms();
+    rc = gvis_time_cuda(ctx, sgm_launch, &g);
+    gvis_trace_span("sgm: kernels", t0, gvis_now_ms(), ctx->cuda_index);
+    if (rc)
         return rc;
+    t0 = gvis_now_ms();
     rc = gvis_cuda_download(ctx, c->out_l->data, g.d_outl, n * sizeof(int16_t));
     if (!rc && c->out_r)
         rc = gvis_cuda_download(ctx, c->out_r->data, g.d_outr, n * sizeof(int16_t));
+    gvis_trace_span("sgm: download", t0, gvis_now_ms(), ctx->cuda_index);
     return rc;
 }
 #else
@@ -535,6 +543,7 @@ int gvis_sgm(gvis_ctx *ctx, const gvis_image *left, const gvis_image *right, con
     if (rc)
         return rc;
     gvis_image gl = {0}, gr = {0};
+    double t0 = gvis_now_ms();
     memset(out_left, 0, sizeof *out_left);
     if (out_right)
         memset(out_right, 0, sizeof *out_right);
@@ -558,6 +567,7 @@ int gvis_sgm(gvis_ctx *ctx, const gvis_image *left, const gvis_image *right, con
         gvis_sgm_guide_hist(&gr, hr);
         gvis_sgm_ad_remap_lut(hl, hr, c.remap);
     }
+    gvis_trace_span("sgm: prepare", t0, gvis_now_ms(), 0);
     rc = gvis_dispatch(ctx, "disparity", sgm_cpu, sgm_cuda, &c);
 done:
     gvis_image_free(&gl);
