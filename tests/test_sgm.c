@@ -223,6 +223,27 @@ static void test_cost_adcensus(void)
     }
 }
 
+/* The guides' histograms (gvis_sgm_guide_hist, counted on replicas) against a count one
+ * sample at a time: 8- and 16-bit, awkward sizes, rows with padding, every kind of content. */
+static void test_guide_hist(void)
+{
+    const int sizes[][2] = {{1, 1}, {7, 3}, {9, 1}, {1, 9}, {631, 479}, {1242, 375}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int kind = 0; kind < 4; kind++)
+            for (int t = 0; t < 2; t++) {
+                gvis_image g;
+                t_make(&g, sizes[s][0], sizes[s][1], 1, t ? GVIS_U16 : GVIS_U8, kind, s % 2 ? 64 : 0);
+                uint64_t want[256] = {0}, got[256];
+                for (int y = 0; y < g.height; y++)
+                    for (int x = 0; x < g.width; x++)
+                        want[t ? ((const uint16_t *)GVIS_ROW(&g, y))[x] >> 8 : ((const uint8_t *)GVIS_ROW(&g, y))[x]]++;
+                gvis_sgm_guide_hist(&g, got);
+                CHECKF(memcmp(want, got, sizeof want) == 0, "guide histogram %dx%d %s kind %d differs", g.width,
+                       g.height, t ? "u16" : "u8", kind);
+                gvis_image_free(&g);
+            }
+}
+
 /* R of step 3: identity for equal histograms; undoes a gain and offset within a level. */
 static void test_ad_remap(void)
 {
@@ -527,6 +548,7 @@ int main(void)
     test_census();
     test_aggregate();
     test_cost_adcensus();
+    test_guide_hist();
     test_ad_remap();
     test_path_first_pixel();
     test_wta();

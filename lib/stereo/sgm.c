@@ -152,7 +152,8 @@ int gvis_sgm_gray(const gvis_image *src, gvis_image *gray)
     if (rc)
         return rc;
     gray_job j = {src, gray};
-    int tasks = gvis_threads() * 2;
+    /* under a megapixel the conversion takes less than waking the pool's threads */
+    int tasks = (size_t)src->width * (size_t)src->height < ((size_t)1 << 20) ? 1 : gvis_threads() * 2;
     gvis_parallel(tasks < src->height ? tasks : src->height, gray_task, &j);
     return GVIS_OK;
 }
@@ -547,24 +548,34 @@ int gvis_sgm(gvis_ctx *ctx, const gvis_image *left, const gvis_image *right, con
     memset(out_left, 0, sizeof *out_left);
     if (out_right)
         memset(out_right, 0, sizeof *out_right);
-    if ((rc = gvis_sgm_gray(left, &gl)) || (rc = gvis_sgm_gray(right, &gr)))
+    const gvis_image *vl = left, *vr = right; /* one channel: the inputs themselves, read only */
+    if ((left->channels != 1 && (rc = gvis_sgm_gray(left, &gl))) ||
+        (right->channels != 1 && (rc = gvis_sgm_gray(right, &gr))))
         goto done;
+    if (left->channels != 1)
+        vl = &gl;
+    if (right->channels != 1)
+        vr = &gr;
+    if (vl->type != GVIS_U8 && vl->type != GVIS_U16) {
+        rc = gvis_error(GVIS_E_FORMAT, "disparity takes 8- or 16-bit images, not %s", gvis_type_name(vl->type));
+        goto done;
+    }
     if ((rc = gvis_disp_alloc(out_left, left->width, left->height, p->min_disp)))
         goto done;
     if (out_right && (rc = gvis_disp_alloc(out_right, left->width, left->height, p->min_disp)))
         goto done;
     sgm_call c;
     memset(&c, 0, sizeof c);
-    c.gl = &gl;
-    c.gr = &gr;
+    c.gl = vl;
+    c.gr = vr;
     c.p = p;
     c.out_l = out_left;
     c.out_r = out_right;
     c.need_right = out_right != NULL || p->lr_check >= 0;
     if (p->cost == GVIS_COST_ADCENSUS) {
         uint64_t hl[256], hr[256];
-        gvis_sgm_guide_hist(&gl, hl);
-        gvis_sgm_guide_hist(&gr, hr);
+        gvis_sgm_guide_hist(vl, hl);
+        gvis_sgm_guide_hist(vr, hr);
         gvis_sgm_ad_remap_lut(hl, hr, c.remap);
     }
     gvis_trace_span("sgm: prepare", t0, gvis_now_ms(), 0);
