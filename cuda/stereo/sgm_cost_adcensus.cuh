@@ -2,7 +2,10 @@
 // (sgm_cost_adcensus.cu) and the path kernel (sgm_path.cu), which computes costs on the
 // fly instead of reading a cost volume (W x H x D bytes more device memory).
 // tab: 128 bytes, the census table (0..63) then the AD table (0..63), from
-// gvis_sgm_cost_luts on the host, so that both devices use the same integers.
+// gvis_sgm_cost_luts on the host, so that both devices use the same integers.  The census
+// table Tc[i] = min(i, B) (sgm.h step 3) is the identity for every distance two codes can
+// have (h <= B: the codes have B bits), so h is added as it is: a clamp and a
+// shared-memory load less a cost.
 #ifndef GVIS_SGM_COST_ADCENSUS_CUH
 #define GVIS_SGM_COST_ADCENSUS_CUH
 
@@ -10,7 +13,7 @@
 
 __device__ __forceinline__ uint32_t gvis_adc_cost(uint32_t hamming, int gl, int gr, const uint8_t *tab)
 {
-    return (uint32_t)tab[min(hamming, 63u)] + tab[64 + min(abs(gl - gr), 63)];
+    return hamming + tab[64 + min(abs(gl - gr), 63)];
 }
 
 #endif

@@ -28,7 +28,10 @@ int gvis_cu_sgm_path(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *
 
 /* sgm_path.cu, any cost: with luts (host, 128 bytes: gvis_sgm_cost_luts's census table then
  * its AD table) the ad-census cost of step 3 from both views' guides (d_guide_r: the right
- * view's, W x H, tight); luts NULL: census costs, as gvis_cu_sgm_path. */
+ * view's, W x H, tight); luts NULL: census costs, as gvis_cu_sgm_path.  The census table
+ * is not read: it is the identity for the codes of gvis_cu_sgm_census (at most 31 or 62
+ * bits set), and the kernels add the distance itself (here and in
+ * gvis_cu_sgm_cost_adcensus). */
 int gvis_cu_sgm_path_cost(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
                           const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D, int min_disp,
                           int census, int p1, int p2, int p2_adapt, int dir, int ndirs, uint8_t *d_lr, void *stream);
