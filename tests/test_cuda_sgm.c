@@ -65,6 +65,15 @@ static size_t count_diff(const void *a, const void *b, size_t n, size_t elem)
 }
 
 /* Census and guide of an image uploaded with a pitch other than its width. */
+/* The path kernels' lanes a line of the vertical and diagonal directions
+ * (GVIS_SGM_LANES, read at each launch): i even the narrow layout (8 lanes for D <= 64, 16
+ * for D <= 128, none above), i odd 32, a warp a line.  Unset, the rule picks 32 for the
+ * small images here (fewer than 16 warps a multiprocessor in the narrow layout). */
+static void set_lanes(int i)
+{
+    setenv("GVIS_SGM_LANES", i % 2 ? "32" : "8", 1);
+}
+
 static void check_census(const gvis_image *g, int census, uint64_t *h_c, uint8_t *h_guide, uint64_t *d_c,
                          uint8_t *d_guide)
 {
@@ -139,9 +148,11 @@ static void check_sum_volume(int W, int H, const gvis_sgm_params *p, const uint6
         CHECKF(bad == 0, "%s: sum volume of direction %d alone: %zu values differ", what, solo, bad);
         free(ref);
     }
-    /* split over two launches */
+    /* split over two launches, a line a warp */
+    set_lanes(1);
     CHECK(PATH_SUM(0, p->paths / 2, 0) == 0);
     CHECK(PATH_SUM(p->paths / 2, p->paths - p->paths / 2, 1) == 0);
+    unsetenv("GVIS_SGM_LANES");
     down(vol, d_sumvol, bytes);
     size_t bad = sum_diff(vol, stride, n, D, cpu_sum, NULL);
     CHECKF(bad == 0, "%s: sum volume from two launches: %zu of %zu values differ", what, bad, n * stride);
@@ -162,8 +173,10 @@ static void check_sum_volume(int W, int H, const gvis_sgm_params *p, const uint6
         if (bytes > (64u << 20) && (i == 0 || i == 2 || i == 5))
             continue; /* the big volumes: fewer heights (each check reads the whole volume) */
         CHECK(gvis_cu_memset(job, d_sumvol, 0xa7, bytes) == 0 && gvis_cu_memset(job, d_state, 0x5c, sbytes) == 0);
+        set_lanes((int)i);
         CHECK(gvis_cu_sgm_path_sum_band(d_cl, d_cr, d_guide, d_guide_r, tab, W, H, D, M, p->census, p->p1, p->p2,
                                         p->p2_adapt, p->paths, bands[i], d_sumvol, stride, d_state, stream) == 0);
+        unsetenv("GVIS_SGM_LANES");
         down(vol, d_sumvol, bytes);
         bad = sum_diff(vol, stride, n, D, cpu_sum, NULL);
         CHECKF(bad == 0, "%s: sum volume in bands of %d rows: %zu of %zu values differ", what, bands[i], bad,
@@ -244,6 +257,23 @@ static void check_stages(int W, int H, gvis_type type, const gvis_sgm_params *p,
         down(all, d_lr + (size_t)solo * cells, cells);
         CHECKF(count_diff(one, all, cells, 1) == 0, "%s: direction %d alone differs from the joint launch", what, solo);
         free(one), free(all);
+    }
+    /* every lane count a line gives the same volumes (the joint launch; the default's
+     * volumes were checked above); not on the biggest volumes (downloads) */
+    if (cells * p->paths <= (200u << 20)) {
+        uint8_t *d_alt = dev(13, cells * p->paths), *all = malloc(cells * p->paths), *alt = malloc(cells * p->paths);
+        down(all, d_lr, cells * p->paths);
+        for (int i = 0; i < 2; i++) {
+            set_lanes(i);
+            CHECK(gvis_cu_memset(job, d_alt, 0x5a, cells * p->paths) == 0);
+            CHECK(gvis_cu_sgm_path_cost(d_cl, d_cr, d_guide, d_guide_r, tab, W, H, D, M, p->census, p->p1, p->p2,
+                                        p->p2_adapt, 0, p->paths, d_alt, stream) == 0);
+            unsetenv("GVIS_SGM_LANES");
+            down(alt, d_alt, cells * p->paths);
+            CHECKF(count_diff(alt, all, cells * p->paths, 1) == 0, "%s: %s lanes a line differ from the default", what,
+                   i ? "32" : "the narrow layout's");
+        }
+        free(all), free(alt);
     }
     CHECK_OK(gvis_sgm_aggregate(cl, cr, guide, guide, guide_r, W, H, p, cpu_sum, NULL));
     size_t bad = count_diff(sum, cpu_sum, cells, 2);
@@ -348,8 +378,10 @@ static void check_band_edges(int W, int H, int D, int paths, int cost, int censu
     const uint8_t *tab = cost == GVIS_COST_ADCENSUS ? luts : NULL;
     for (int band = 1; band <= H + 1; band += H <= 12 ? 1 : band < 4 ? 1 : band < H - 2 ? (H + 5) / 6 : 1) {
         CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0 && gvis_cu_memset(job, d_state, 0x5c, sbytes) == 0);
+        set_lanes(band);
         CHECK(gvis_cu_sgm_path_sum_band(d_cl, d_cr, d_gl, d_gr, tab, W, H, D, p.min_disp, census, p.p1, p.p2,
                                         p.p2_adapt, paths, band, d_vol, stride, d_state, stream) == 0);
+        unsetenv("GVIS_SGM_LANES");
         down(vol, d_vol, bytes);
         size_t bad = sum_diff(vol, stride, n, D, ref, NULL);
         CHECKF(bad == 0, "band edges %dx%d D %d paths %d %s: bands of %d rows: %zu of %zu values differ", W, H, D,
@@ -467,7 +499,9 @@ int main(void)
         p.lr_check = variant == 6 ? -1 : variant == 7 ? 3 : 1;
         p.census = variant & 2 ? GVIS_CENSUS_9X7 : GVIS_CENSUS_SYM;
         p.cost = variant == 3 ? GVIS_COST_CENSUS : GVIS_COST_ADCENSUS;
+        set_lanes(variant / 2); /* the narrow layout on half of them */
         check_pipeline(cpu, gpu, 203, 97, variant % 2 ? 3 : 1, variant & 1 ? GVIS_U16 : GVIS_U8, &p);
+        unsetenv("GVIS_SGM_LANES");
     }
     /* the pipeline on the sum volume (the 4K policy), in bands of 5 rows, one band, and whole */
     setenv("GVIS_SGM_PER_PATH", "0", 1);
@@ -480,7 +514,9 @@ int main(void)
             p.min_disp = variant == 2 ? -16 : 0;
             p.paths = variant == 3 ? 4 : 8;
             p.cost = variant == 1 ? GVIS_COST_CENSUS : GVIS_COST_ADCENSUS;
+            set_lanes(variant + b);
             check_pipeline(cpu, gpu, 203 + variant, 97 - 2 * variant, 1, GVIS_U8, &p);
+            unsetenv("GVIS_SGM_LANES");
         }
     }
     unsetenv("GVIS_SGM_BAND");

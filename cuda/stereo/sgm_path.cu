@@ -1,10 +1,11 @@
 // SGM path aggregation (lib/stereo/sgm.h step 4), one or several directions per launch.
 //
-// One warp walks one path line, holding the D disparities of the current pixel in its
-// lanes' registers (pairs of 16-bit values, interleaved across the lanes: see
-// path_kernel_il).  A step needs the neighbours k-1 and k+1 of
-// the previous pixel (shuffles) and the previous minimum, which the previous step reduced
-// with one warp-wide __reduce_min_sync.  Costs come straight from the census codes (no
+// A warp (or, for the vertical and diagonal lines of a big enough launch, 16 or 8 lanes of
+// it: path_lanes) walks one path line, holding the D disparities of the current pixel in
+// its lanes' registers (pairs of 16-bit values, interleaved across the lanes: see
+// sgm_path_kernel.cuh).  A step needs the neighbours k-1 and k+1 of the previous pixel
+// (shuffles) and the previous minimum, which the previous step reduced over the line's
+// lanes.  Costs come straight from the census codes (no
 // cost volume), the next pixel's loaded one step ahead.  The result goes either to the
 // direction's own u8 volume (gvis_cu_sgm_path, for the per-direction parity checks) or
 // is added into one u16 sum volume shared by all directions (gvis_cu_sgm_path_sum: see
@@ -17,36 +18,49 @@
 #include "sgm_cuda.h"
 #include "sgm_path_kernel.cuh"
 
-template <int K, bool NARROW, bool ADC, bool SUM>
+template <int NB, int SV, bool NARROW, bool ADC, bool SUM>
 static void launch_k(int D, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
 {
-    if (D == 32 * K)
-        path_kernel_il<K, NARROW, true, ADC, SUM, false><<<grid, block, 0, s>>>(a);
+    if (D == 64 * NB)
+        path_kernel_il<NB, 32, SV, NARROW, true, ADC, SUM, false><<<grid, block, 0, s>>>(a);
     else
-        path_kernel_il<K, NARROW, false, ADC, SUM, false><<<grid, block, 0, s>>>(a);
+        path_kernel_il<NB, 32, SV, NARROW, false, ADC, SUM, false><<<grid, block, 0, s>>>(a);
+}
+
+// NB blocks of 64 disparities (D <= 64 NB), sv lanes a line of the vertical and diagonal
+// directions (path_lanes: 32 or NARROW_LANES(NB); the horizontal ones: 32).
+template <int NB, bool NARROW, bool ADC, bool SUM>
+static void launch_lanes(int D, int sv, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
+{
+    if (sv < 32)
+        launch_k<NB, NARROW_LANES(NB), NARROW, ADC, SUM>(D, grid, block, s, a);
+    else
+        launch_k<NB, 32, NARROW, ADC, SUM>(D, grid, block, s, a);
 }
 
 template <bool NARROW, bool ADC, bool SUM>
-static void launch_pairs(int D, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
+static void launch_pairs(int D, int sv, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
 {
     if (D <= 64)
-        launch_k<2, NARROW, ADC, SUM>(D, grid, block, s, a);
+        launch_lanes<1, NARROW, ADC, SUM>(D, sv, grid, block, s, a);
     else if (D <= 128)
-        launch_k<4, NARROW, ADC, SUM>(D, grid, block, s, a);
+        launch_lanes<2, NARROW, ADC, SUM>(D, sv, grid, block, s, a);
     else if (D <= 256)
-        launch_k<8, NARROW, ADC, SUM>(D, grid, block, s, a);
+        launch_lanes<4, NARROW, ADC, SUM>(D, sv, grid, block, s, a);
     else
-        launch_k<16, NARROW, ADC, SUM>(D, grid, block, s, a);
+        launch_lanes<8, NARROW, ADC, SUM>(D, sv, grid, block, s, a);
 }
 
 template <bool SUM>
-static void launch_cost(int census, bool adc, int D, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
+static void launch_cost(int census, bool adc, int D, int sv, dim3 grid, dim3 block, cudaStream_t s,
+                        const path_args &a)
 {
     if (census == 1)
-        adc ? launch_pairs<true, true, SUM>(D, grid, block, s, a) : launch_pairs<true, false, SUM>(D, grid, block, s, a);
+        adc ? launch_pairs<true, true, SUM>(D, sv, grid, block, s, a)
+            : launch_pairs<true, false, SUM>(D, sv, grid, block, s, a);
     else
-        adc ? launch_pairs<false, true, SUM>(D, grid, block, s, a)
-            : launch_pairs<false, false, SUM>(D, grid, block, s, a);
+        adc ? launch_pairs<false, true, SUM>(D, sv, grid, block, s, a)
+            : launch_pairs<false, false, SUM>(D, sv, grid, block, s, a);
 }
 
 extern "C" int gvis_cu_sgm_path(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, int width,
@@ -66,23 +80,36 @@ static int path_launch(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t
         (census != 0 && census != 1) || (luts && !d_guide_r))
         return (int)cudaErrorInvalidValue;
     path_args a = path_args_common(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, p1, p2, p2_adapt);
-    for (int i = 0; i < ndirs; i++)
-        a.dirs[i] = dir + i;
     a.vol = (size_t)width * height * D;
     a.lr = d_lr;
     a.sum = d_sum;
     a.sw = stride / 2;
     a.store = store;
     // All directions in one launch: many more warps in flight to hide the latency
-    // of each line's serial walk.
-    const int max_lines = dir + ndirs > 4 ? width + height - 1 : (width > height ? width : height);
-    dim3 grid((max_lines + WARPS - 1) / WARPS, ndirs), block(WARPS * 32);
+    // of each line's serial walk.  A block walks WARPS horizontal lines or WARPS x 32 / sv
+    // of the others.
+    long long hl = 0, vl = 0, vsum = 0; // horizontal lines, the most and all of the others
+    for (int i = dir; i < dir + ndirs; i++) {
+        // directions 0, 1: H rows; 2, 3: W columns; 4 .. 7: W + H - 1 diagonals
+        const long long lines = i < 2 ? height : i < 4 ? width : (long long)width + height - 1;
+        if (i < 2) {
+            hl = lines;
+        } else {
+            vl = lines > vl ? lines : vl;
+            vsum += lines;
+        }
+    }
+    const int sv = path_lanes(D, vsum);
+    a.dir0 = dir;
+    for (int i = 0; i < ndirs; i++)
+        a.dirs[i] = dir + i;
+    const long long per = (long long)WARPS * (32 / sv), bh = (hl + WARPS - 1) / WARPS, bv = (vl + per - 1) / per;
+    dim3 grid((unsigned)(bh > bv ? bh : bv), ndirs), block(WARPS * 32);
     cudaStream_t s = (cudaStream_t)stream;
-    // K = disparities a lane: D <= 32 K; slots k >= D are masked out
     if (d_sum)
-        launch_cost<true>(census, luts != nullptr, D, grid, block, s, a);
+        launch_cost<true>(census, luts != nullptr, D, sv, grid, block, s, a);
     else
-        launch_cost<false>(census, luts != nullptr, D, grid, block, s, a);
+        launch_cost<false>(census, luts != nullptr, D, sv, grid, block, s, a);
     return (int)cudaGetLastError();
 }
 

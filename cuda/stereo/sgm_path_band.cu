@@ -22,26 +22,37 @@
 #include "sgm_cuda.h"
 #include "sgm_path_kernel.cuh"
 
-template <int K, bool NARROW, bool ADC>
+template <int NB, int S, bool NARROW, bool ADC>
 static void band_k(int D, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
 {
-    if (D == 32 * K)
-        path_kernel_il<K, NARROW, true, ADC, true, true><<<grid, block, 0, s>>>(a);
+    grid.x = (grid.x + 32 / S - 1) / (32 / S); // 32 / S lines a warp (no horizontal direction here)
+    if (D == 64 * NB)
+        path_kernel_il<NB, S, S, NARROW, true, ADC, true, true><<<grid, block, 0, s>>>(a);
     else
-        path_kernel_il<K, NARROW, false, ADC, true, true><<<grid, block, 0, s>>>(a);
+        path_kernel_il<NB, S, S, NARROW, false, ADC, true, true><<<grid, block, 0, s>>>(a);
+}
+
+// NB blocks of 64 disparities (D <= 64 NB), 32 or NARROW_LANES(NB) lanes a line (path_lanes).
+template <int NB, bool NARROW, bool ADC>
+static void band_lanes(int D, long long lines, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
+{
+    if (path_lanes(D, lines) < 32)
+        band_k<NB, NARROW_LANES(NB), NARROW, ADC>(D, grid, block, s, a);
+    else
+        band_k<NB, 32, NARROW, ADC>(D, grid, block, s, a);
 }
 
 template <bool NARROW, bool ADC>
-static void band_pairs(int D, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
+static void band_pairs(int D, long long lines, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
 {
     if (D <= 64)
-        band_k<2, NARROW, ADC>(D, grid, block, s, a);
+        band_lanes<1, NARROW, ADC>(D, lines, grid, block, s, a);
     else if (D <= 128)
-        band_k<4, NARROW, ADC>(D, grid, block, s, a);
+        band_lanes<2, NARROW, ADC>(D, lines, grid, block, s, a);
     else if (D <= 256)
-        band_k<8, NARROW, ADC>(D, grid, block, s, a);
+        band_lanes<4, NARROW, ADC>(D, lines, grid, block, s, a);
     else
-        band_k<16, NARROW, ADC>(D, grid, block, s, a);
+        band_lanes<8, NARROW, ADC>(D, lines, grid, block, s, a);
 }
 
 extern "C" size_t gvis_cu_sgm_band_state_bytes(int width, int height, int stride)
@@ -82,11 +93,14 @@ extern "C" int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d
             a.y0 = b * band;
             a.y1 = a.y0 + band < height ? a.y0 + band : height;
             const int lines = width + (nv > 1 ? a.y1 - a.y0 - 1 : 0);
+            const long long all = width + (nv > 1 ? 2LL * lines : 0); // the vertical's and the diagonals'
             const dim3 grid((lines + WARPS - 1) / WARPS, nv), block(WARPS * 32);
             if (census == 1)
-                luts ? band_pairs<true, true>(D, grid, block, s, a) : band_pairs<true, false>(D, grid, block, s, a);
+                luts ? band_pairs<true, true>(D, all, grid, block, s, a)
+                     : band_pairs<true, false>(D, all, grid, block, s, a);
             else
-                luts ? band_pairs<false, true>(D, grid, block, s, a) : band_pairs<false, false>(D, grid, block, s, a);
+                luts ? band_pairs<false, true>(D, all, grid, block, s, a)
+                     : band_pairs<false, false>(D, all, grid, block, s, a);
             if ((e = (int)cudaGetLastError()))
                 return e;
         }

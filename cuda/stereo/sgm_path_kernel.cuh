@@ -22,7 +22,8 @@ struct path_args {
     const uint8_t *guide, *guide_r; // guide_r: the right view's, ad-census costs only
     uint8_t luts[128];              // ad-census tables (census 0..63, AD 0..63)
     int width, height, D, min_disp, p1, p2, p2_adapt;
-    int dirs[8];     // blockIdx.y = i runs direction dirs[i] (into lr + i * vol)
+    int dirs[8];     // blockIdx.y = i runs direction dirs[i] (into lr + (dirs[i] - dir0) * vol)
+    int dir0;        // the launch's first direction (its volume at lr)
     size_t vol;
     uint8_t *lr;
     uint32_t *sum; // SUM: the sum volume, sw 32-bit words (pairs of u16) a pixel
@@ -120,15 +121,55 @@ __device__ __forceinline__ int band_slot(int x, int y, int rx, int ry, int H)
 // which equals lib/stereo/sgm.h's rule term by term (every term is >= m, so no half borrows;
 // every value stays below 2^15).
 //
-// The disparities are interleaved across the lanes: slot i of lane l is k = l + 32 i,
-// and pair j packs slots 2j and 2j + 1 (k and k + 32).  Then the codes of one slot are
-// consecutive for consecutive lanes: a warp reads 256 contiguous bytes an instruction.
-// (With k = l K + i, contiguous in a lane, a warp touched a 32-byte sector per lane:
-// ncu showed that kernel waiting on L1 most of the time, Mem Busy 87 %; interleaving cut
-// its L1 traffic from 52.6 to 21.2 GB at 1080p and its time by 6 %.)  The neighbours
-// k - 1 and k + 1 come from the adjacent lanes (two rotating shuffles a pair; lanes 0
-// and 31 take the other half from the pair before or after), and a lane stores single
-// bytes (32 contiguous bytes a slot across the warp).
+// A line is walked by S lanes of a warp (S = 32: the warp; S = 8: four lines a warp), and
+// the disparities are interleaved across them: pair j = T b + t (T = 32 / S) of lane l
+// packs k = 64 b + S t + l (low half) and k + 32 (high half).  Then the codes of one pair
+// are consecutive for consecutive lanes (a warp reads S contiguous codes a line an
+// instruction), and the pair is word 32 b + S t + l of the sum volume's pixel: the same
+// layout for every S (sgm_cuda.h).  (With k = l K + i, contiguous in a lane, a warp touched
+// a 32-byte sector per lane: ncu showed that kernel waiting on L1 most of the time, Mem
+// Busy 87 %; interleaving cut its L1 traffic from 52.6 to 21.2 GB at 1080p and its time by
+// 6 %.)  The neighbours k - 1 and k + 1 come from the adjacent lanes (two rotating shuffles a
+// pair); the line's first and last lane take them from the pair before or after, or from
+// the other halves at the 32 and 64 boundaries.  Fewer lanes a line share a step's fixed
+// work (the address, the guide and P2, the loop, the store's address) among more
+// disparities, at the price of a minimum over S lanes in shuffles (log2 S of them) instead
+// of one __reduce_min_sync.
+
+// Pair j's first disparity less the lane (k = kofs + lane) and its word in a pixel of the
+// sum volume (word = wofs + lane).
+template <int S>
+__device__ __forceinline__ int kofs(int j)
+{
+    return 64 * (j / (32 / S)) + S * (j % (32 / S));
+}
+template <int S>
+__device__ __forceinline__ int wofs(int j)
+{
+    return 32 * (j / (32 / S)) + S * (j % (32 / S));
+}
+
+// The lanes of this lane's line (all 32 for S = 32).
+template <int S>
+__device__ __forceinline__ unsigned line_mask(int lane)
+{
+    return S == 32 ? 0xffffffffu : ((1u << S) - 1u) << (lane & ~(S - 1));
+}
+
+// The smallest of v over the line's S lanes.
+template <int S>
+__device__ __forceinline__ int line_min(int v, unsigned gmask)
+{
+    if (S < 32) {
+#pragma unroll
+        for (int o = S / 2; o > 0; o >>= 1)
+            v = min(v, __shfl_xor_sync(gmask, v, o, S));
+    } else {
+        v = (int)__reduce_min_sync(0xffffffffu, (unsigned)v);
+    }
+    return v;
+}
+
 template <bool NARROW>
 __device__ __forceinline__ uint32_t hamming(uint64_t l, uint64_t r)
 {
@@ -152,14 +193,15 @@ __device__ __forceinline__ void red_add(uint32_t *p, uint32_t v)
     asm volatile("red.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
-// The halves of a lane's pairs that hold a disparity < D (FULL: D = 32 K, all of them).
-template <int NP, bool FULL>
+// The halves of a lane's pairs that hold a disparity < D (FULL: all of them); lane: the
+// lane's place in its line (0 .. S - 1).
+template <int NP, bool FULL, int S = 32>
 __device__ __forceinline__ void valid_halves(int D, int lane, uint32_t (&vmask)[NP])
 {
 #pragma unroll
     for (int j = 0; j < NP; j++)
         vmask[j] = FULL ? 0xffffffffu
-                        : (lane + 64 * j < D ? 0xffffu : 0u) | (lane + 64 * j + 32 < D ? 0xffff0000u : 0u);
+                        : (lane + kofs<S>(j) < D ? 0xffffu : 0u) | (lane + kofs<S>(j) + 32 < D ? 0xffff0000u : 0u);
 }
 
 // A line's first pixel: its path costs are its matching costs c[] (BIG past D).
@@ -174,32 +216,45 @@ __device__ __forceinline__ void first_step(const uint32_t (&c)[NP], const uint32
 
 // One step of the recurrence for a lane's pairs: prev[] the path costs at the previous
 // pixel of the line, m their minimum over every disparity, c[] this pixel's matching
-// costs, p2 this step's P2 (from the guides); cur[] this pixel's path costs.
-template <int NP, bool FULL>
+// costs, p2 this step's P2 (from the guides); cur[] this pixel's path costs.  lane: the
+// lane's place in its line, gmask: the line's lanes (line_mask).
+template <int NP, bool FULL, int S = 32>
 __device__ __forceinline__ void path_step(const uint32_t (&prev)[NP], int m, const uint32_t (&c)[NP], int p1, int p2,
-                                          const uint32_t (&vmask)[NP], int lane, uint32_t (&cur)[NP])
+                                          const uint32_t (&vmask)[NP], int lane, uint32_t (&cur)[NP],
+                                          unsigned gmask = 0xffffffffu)
 {
+    constexpr int T = 32 / S;
     const uint32_t BIG2 = BIG * 0x10001u, P1x2 = (uint32_t)p1 * 0x10001u;
     uint32_t from_left[NP], from_right[NP];
 #pragma unroll
     for (int j = 0; j < NP; j++) {
-        from_left[j] = __shfl_sync(0xffffffffu, prev[j], (lane + 31) & 31);
-        from_right[j] = __shfl_sync(0xffffffffu, prev[j], (lane + 1) & 31);
+        from_left[j] = __shfl_sync(gmask, prev[j], (lane + S - 1) & (S - 1), S);
+        from_right[j] = __shfl_sync(gmask, prev[j], (lane + 1) & (S - 1), S);
     }
     const uint32_t m2 = (uint32_t)m * 0x10001u;
     const uint32_t mp2 = (uint32_t)(m + p2) * 0x10001u;
 #pragma unroll
     for (int j = 0; j < NP; j++) {
-        // k - 1 of both halves: lane - 1's pair; lane 0 takes k - 1 = 64 j - 1 from
-        // lane 31's pair j - 1 (high half) and k + 31 from its pair j (low half)
-        const uint32_t lo = lane > 0 ? from_left[j]
-                                     : __byte_perm(j > 0 ? from_left[j - 1] : BIG2, from_left[j], 0x5432);
-        // k + 1: lane + 1's pair; lane 31 takes k + 1 = 64 j + 32 from lane 0's pair j
-        // (high half) and k + 33 from its pair j + 1 (low half)
-        const uint32_t hi = lane < 31 ? from_right[j]
-                                      : __byte_perm(from_right[j], j < NP - 1 ? from_right[j + 1] : BIG2, 0x5432);
-        const uint32_t t = __vmins2(__viaddmin_s16x2(__vmins2(lo, hi), P1x2, prev[j]), mp2);
-        const uint32_t v = c[j] + t - m2;
+        const int t = j % T;
+        // k - 1 of both halves: lane - 1's pair.  The line's lane 0 takes it from lane
+        // S - 1: pair j - 1 inside a block of 64 (t > 0); at t = 0 the low half
+        // k - 1 = 64 b - 1 is the high half of pair j - 1 (block b - 1's last) and the high
+        // half k + 31 the low half of pair j + T - 1 (block b's last)
+        const uint32_t fl0 =
+            t > 0 ? from_left[j > 0 ? j - 1 : 0]
+                  : __byte_perm(j > 0 ? from_left[j > 0 ? j - 1 : 0] : BIG2, from_left[j + T - 1], 0x5432);
+        const uint32_t lo = lane > 0 ? from_left[j] : fl0;
+        // k + 1: lane + 1's pair.  Lane S - 1 takes it from lane 0: pair j + 1 inside a
+        // block (t < T - 1); at t = T - 1 the low half k + 1 = 64 b + 32 is the high half of
+        // pair j - T + 1 (block b's first) and the high half k + 33 = 64 (b + 1) the low
+        // half of pair j + 1 (block b + 1's first)
+        const uint32_t fr0 =
+            t < T - 1 ? from_right[j + 1 < NP ? j + 1 : NP - 1]
+                      : __byte_perm(from_right[j - (T - 1)], j < NP - 1 ? from_right[j + 1 < NP ? j + 1 : NP - 1] : BIG2,
+                                    0x5432);
+        const uint32_t hi = lane < S - 1 ? from_right[j] : fr0;
+        const uint32_t t2 = __vmins2(__viaddmin_s16x2(__vmins2(lo, hi), P1x2, prev[j]), mp2);
+        const uint32_t v = c[j] + t2 - m2;
         cur[j] = FULL ? v : (v & vmask[j]) | (BIG2 & ~vmask[j]);
     }
 }
@@ -220,15 +275,15 @@ __device__ __forceinline__ int keep_step(const uint32_t (&cur)[NP], uint32_t (&p
 // A pixel's path costs out: SUM added into (or, store, written to) the pixel's words of
 // the u16 sum volume (sum, sw words a pixel), else written to the direction's u8 volume lr.
 //
-// SUM: the pair register cur[j] (k = 64 j + lane low, k + 32 high) is added as it is into
-// word 32 j + lane of the pixel (the layout of sgm_cuda.h): one 32-bit reduction a pair,
-// 128 contiguous bytes a warp.  Exact in any order and under any overlap of the
+// SUM: the pair register cur[j] (k = kofs + lane low, k + 32 high) is added as it is into
+// word wofs + lane of the pixel (the layout of sgm_cuda.h): one 32-bit reduction a pair,
+// 4 S contiguous bytes a line.  Exact in any order and under any overlap of the
 // directions: every Lr <= 255 (sgm.h step 4), so a half's total over 8 paths is <= 2040
-// and never carries into the other half.  Halves with k >= D hold BIG: they add 0, and
-// pairs with 64 j >= D (all k >= D, outside the pixel's words) are skipped.  With store
+// and never carries into the other half.  Halves with k >= D are masked: they add 0, and
+// pairs of a block of 64 past D (all k >= D, outside the pixel's words) are skipped.  With store
 // (the first direction of a sum, alone in its launch) the same words are stored instead:
 // every word of every pixel once.
-template <int NP, bool FULL, bool SUM>
+template <int NP, bool FULL, bool SUM, int S = 32>
 __device__ __forceinline__ void put_step(const uint32_t (&cur)[NP], const uint32_t (&vmask)[NP], uint32_t *sum, int sw,
                                          int store, uint8_t *lr, size_t pix, int D, int lane)
 {
@@ -236,52 +291,46 @@ __device__ __forceinline__ void put_step(const uint32_t (&cur)[NP], const uint32
         uint32_t *dst = sum + pix * (size_t)sw + lane;
 #pragma unroll
         for (int j = 0; j < NP; j++)
-            if (FULL || 64 * j < D) {
+            if (FULL || 64 * (j / (32 / S)) < D) {
                 const uint32_t v = FULL ? cur[j] : cur[j] & vmask[j];
                 if (store)
-                    dst[32 * j] = v;
+                    dst[wofs<S>(j)] = v;
                 else
-                    red_add(dst + 32 * j, v);
+                    red_add(dst + wofs<S>(j), v);
             }
     } else {
         uint8_t *dst = lr + pix * D + lane;
 #pragma unroll
         for (int j = 0; j < NP; j++) {
-            if (FULL || lane + 64 * j < D)
-                dst[64 * j] = (uint8_t)cur[j];
-            if (FULL || lane + 64 * j + 32 < D)
-                dst[64 * j + 32] = (uint8_t)(cur[j] >> 16);
+            if (FULL || lane + kofs<S>(j) < D)
+                dst[kofs<S>(j)] = (uint8_t)cur[j];
+            if (FULL || lane + kofs<S>(j) + 32 < D)
+                dst[kofs<S>(j) + 32] = (uint8_t)(cur[j] >> 16);
         }
     }
 }
 
-template <int K, bool NARROW, bool FULL, bool ADC, bool SUM, bool BAND>
-__global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
+// One line's walk: NB blocks of 64 disparities (D <= 64 NB; FULL: D = 64 NB), S lanes a
+// line; p2lut and tab: the block's tables in shared memory.
+template <int NB, int S, bool NARROW, bool FULL, bool ADC, bool SUM, bool BAND>
+__device__ __forceinline__ void path_walk(const path_args &a, const uint8_t *p2lut, const uint8_t *tab, int dir)
 {
-    constexpr int NP = K / 2;
-    __shared__ uint8_t p2lut[256];
-    __shared__ uint8_t tab[128];
-    for (int i = threadIdx.x; i < 256; i += blockDim.x) {
-        int v = a.p2_adapt > 0 ? a.p2 * a.p2_adapt / (a.p2_adapt + i) : a.p2;
-        p2lut[i] = (uint8_t)(v < a.p1 ? a.p1 : v);
-        if (ADC && i < 128)
-            tab[i] = a.luts[i];
-    }
-    __syncthreads();
-    const int lane = threadIdx.x & 31;
-    const int dir = a.dirs[blockIdx.y];
+    constexpr int NP = NB * (32 / S);
+    const int wl = threadIdx.x & 31;
+    const int lane = wl & (S - 1); // the lane's place in its line
+    const unsigned gmask = line_mask<S>(wl);
     const int rx = c_dirs[dir][0], ry = c_dirs[dir][1];
     const int W = a.width, H = a.height, D = a.D;
     // BAND: the rows of the walk; the whole image otherwise
     int x, y;
     bool cont = false;
-    const int line = blockIdx.x * WARPS + (threadIdx.x >> 5);
+    const int line = (blockIdx.x * WARPS + (threadIdx.x >> 5)) * (32 / S) + wl / S;
     if (BAND ? !band_line_start(line, rx, ry, W, H, a.y0, a.y1, x, y, cont) : !line_start(line, rx, ry, W, H, x, y))
-        return;
-    uint8_t *lr = SUM ? nullptr : a.lr + blockIdx.y * a.vol;
+        return; // the line's S lanes together
+    uint8_t *lr = SUM ? nullptr : a.lr + (dir - a.dir0) * a.vol;
     const uint32_t BIG2 = BIG * 0x10001u;
     uint32_t vmask[NP];
-    valid_halves<NP, FULL>(D, lane, vmask);
+    valid_halves<NP, FULL, S>(D, lane, vmask);
     uint32_t prev[NP];
 #pragma unroll
     for (int j = 0; j < NP; j++)
@@ -290,25 +339,28 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
     bool first = true;
     uint32_t c[NP];
     int g;
+    // the largest kofs + 32: the matches of the lane's pairs lie xr0 - KMAX .. xr0
+    constexpr int KMAX = 64 * (NB - 1) + S * (32 / S - 1) + 32;
     auto load_step = [&](int px, int py, uint32_t (&cc)[NP], int &gg) {
         const size_t pix = (size_t)py * W + px;
         const uint64_t l = __ldg(a.cl + pix);
         const uint64_t *crow = a.cr + (size_t)py * W;
         const uint8_t *grow = ADC ? a.guide_r + (size_t)py * W : nullptr;
         gg = __ldg(a.guide + pix);
-        // slot i matches right pixel xr0 - 32 i
+        // pair j's low half matches right pixel xr0 - kofs, its high half xr0 - kofs - 32
         const int xr0 = px - a.min_disp - lane;
-        if (xr0 - 32 * (K - 1) >= 0 && xr0 <= W - 1) {
+        if (xr0 - KMAX >= 0 && xr0 <= W - 1) {
             const uint64_t *base = crow + xr0;
             const uint8_t *gb = grow + xr0;
 #pragma unroll
             for (int j = 0; j < NP; j++)
-                cc[j] = match_cost<NARROW, ADC>(l, __ldg(base - 64 * j), gg, gb - 64 * j, tab) |
-                        match_cost<NARROW, ADC>(l, __ldg(base - 64 * j - 32), gg, gb - 64 * j - 32, tab) << 16;
+                cc[j] = match_cost<NARROW, ADC>(l, __ldg(base - kofs<S>(j)), gg, gb - kofs<S>(j), tab) |
+                        match_cost<NARROW, ADC>(l, __ldg(base - kofs<S>(j) - 32), gg, gb - kofs<S>(j) - 32, tab)
+                            << 16;
         } else {
 #pragma unroll
             for (int j = 0; j < NP; j++) {
-                const int xa = min(max(xr0 - 64 * j, 0), W - 1), xb = min(max(xr0 - 64 * j - 32, 0), W - 1);
+                const int xa = min(max(xr0 - kofs<S>(j), 0), W - 1), xb = min(max(xr0 - kofs<S>(j) - 32, 0), W - 1);
                 cc[j] = match_cost<NARROW, ADC>(l, __ldg(crow + xa), gg, grow + xa, tab) |
                         match_cost<NARROW, ADC>(l, __ldg(crow + xb), gg, grow + xb, tab) << 16;
             }
@@ -323,12 +375,12 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
             // same reduction as after a step) and the previous pixel's guide value
 #pragma unroll
             for (int j = 0; j < NP; j++)
-                prev[j] = FULL || 64 * j < D ? slot[32 * j] : BIG2;
+                prev[j] = FULL || 64 * (j / (32 / S)) < D ? slot[wofs<S>(j)] : BIG2;
             uint32_t mm = prev[0];
 #pragma unroll
             for (int j = 0; j < NP; j++)
                 mm = __vmins2(mm, prev[j]);
-            m = (int)__reduce_min_sync(0xffffffffu, (unsigned)min((int)(mm & 0xffffu), (int)(mm >> 16)));
+            m = line_min<S>(min((int)(mm & 0xffffu), (int)(mm >> 16)), gmask);
             gprev = __ldg(a.guide + (size_t)(y - ry) * W + x - rx);
             first = false;
         }
@@ -345,10 +397,10 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
         if (first)
             first_step<NP, FULL>(c, vmask, cur);
         else
-            path_step<NP, FULL>(prev, m, c, a.p1, p2lut[abs(g - gprev)], vmask, lane, cur);
+            path_step<NP, FULL, S>(prev, m, c, a.p1, p2lut[abs(g - gprev)], vmask, lane, cur, gmask);
         const int mn = keep_step<NP>(cur, prev);
-        put_step<NP, FULL, SUM>(cur, vmask, a.sum, a.sw, a.store, lr, pix, D, lane);
-        m = (int)__reduce_min_sync(0xffffffffu, (unsigned)mn);
+        put_step<NP, FULL, SUM, S>(cur, vmask, a.sum, a.sw, a.store, lr, pix, D, lane);
+        m = line_min<S>(mn, gmask);
         gprev = g;
         first = false;
         if (!more) {
@@ -359,8 +411,8 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
                     a.state + ((size_t)blockIdx.y * (W + H - 1) + band_slot(x, y, rx, ry, H)) * a.sw + lane;
 #pragma unroll
                 for (int j = 0; j < NP; j++)
-                    if (FULL || 64 * j < D)
-                        slot[32 * j] = prev[j];
+                    if (FULL || 64 * (j / (32 / S)) < D)
+                        slot[wofs<S>(j)] = prev[j];
             }
             break;
         }
@@ -371,6 +423,60 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
         for (int j = 0; j < NP; j++)
             c[j] = cn[j];
     }
+}
+
+// The kernel: a block runs WARPS x 32 / S lines of direction dirs[blockIdx.y], S = SH lanes
+// a line for the horizontal directions and SV for the others.  A horizontal line is the
+// longest walk of an image wider than tall and its direction has the fewest lines, so
+// its warps are the last ones running: with 8 lanes a line for every direction a 1080p
+// launch (D = 128) took 5.73 ms against 3.56 with 32 (ncu, 35 % occupancy), with the
+// horizontal lines kept at 32 lanes 4.52 ms, and with 16 lanes for the others 3.27.
+template <int NB, int SH, int SV, bool NARROW, bool FULL, bool ADC, bool SUM, bool BAND>
+__global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
+{
+    __shared__ uint8_t p2lut[256];
+    __shared__ uint8_t tab[128];
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) {
+        int v = a.p2_adapt > 0 ? a.p2 * a.p2_adapt / (a.p2_adapt + i) : a.p2;
+        p2lut[i] = (uint8_t)(v < a.p1 ? a.p1 : v);
+        if (ADC && i < 128)
+            tab[i] = a.luts[i];
+    }
+    __syncthreads();
+    const int dir = a.dirs[blockIdx.y];
+    if (SH == SV || c_dirs[dir][1] != 0)
+        path_walk<NB, SV, NARROW, FULL, ADC, SUM, BAND>(a, p2lut, tab, dir);
+    else
+        path_walk<NB, SH, NARROW, FULL, ADC, SUM, BAND>(a, p2lut, tab, dir);
+}
+
+// The narrow layout for NB blocks of 64 disparities: 8 lanes a line for D <= 64, 16 for
+// D <= 128 (8 pairs a lane at most); none above (32).
+#define NARROW_LANES(nb) ((nb) == 1 ? 8 : (nb) == 2 ? 16 : 32)
+
+// The lanes a line of the vertical and diagonal directions (the horizontal ones: 32) for
+// D disparities and `lines` such lines in the launch: 32 or NARROW_LANES.  Fewer lanes a
+// line cut the instructions a disparity (a step's fixed work is shared by more
+// disparities: at 1080p, D = 128, 2.63 G -> 2.14 G instructions with 16 lanes) but leave
+// fewer warps to hide each step's latency, so the narrow layout is taken where the launch
+// still has 16 warps a multiprocessor or more (1024x440 with 4 paths: 1,024 warps of 16
+// lanes ran 13 % slower than 2,048 of 32); measured in docs/notes-sgm-gpu.md.
+// GVIS_SGM_LANES overrides the rule: 32 keeps a warp a line, a value below 32 takes the
+// narrow layout wherever D has one (a tuning and test knob, read at each launch).
+static inline int path_lanes(int D, long long lines)
+{
+    const int nb = D <= 64 ? 1 : D <= 128 ? 2 : D <= 256 ? 4 : 8;
+    const int narrow = NARROW_LANES(nb);
+    int s = narrow;
+    int dev = 0, sms = 0;
+    if (s < 32 && (cudaGetDevice(&dev) != cudaSuccess ||
+                   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+                   lines * s / 32 < 16LL * sms))
+        s = 32;
+    const char *e = getenv("GVIS_SGM_LANES");
+    if (e && *e)
+        s = atoi(e) >= 32 ? 32 : narrow;
+    return s;
 }
 
 } // namespace
