@@ -226,6 +226,19 @@ static void check_stages(int W, int H, gvis_type type, const gvis_sgm_params *p,
     check_census(&L, p->census, cl, guide, d_cl, d_guide);
     check_census(&R, p->census, cr, guide_r, d_cr, d_guide_r);
     progress("  census done");
+    /* ad-census with the symmetric census: the right guide packed into the codes, which
+     * the path kernels read instead of d_guide_r (the alone direction below passes NULL) */
+    const int packed = tab && p->census == GVIS_CENSUS_SYM;
+    if (packed) {
+        CHECK(gvis_cu_sgm_pack_guide(d_cr, d_guide_r, n, stream) == 0);
+        uint64_t *pk = malloc(n * 8);
+        down(pk, d_cr, n * 8);
+        size_t badp = 0;
+        for (size_t i = 0; i < n; i++)
+            badp += pk[i] != (cr[i] | (uint64_t)guide_r[i] << 32);
+        CHECKF(badp == 0, "%s: packed codes: %zu of %zu differ", what, badp, n);
+        free(pk);
+    }
 
     /* paths: the device volumes, their sum against the CPU aggregation */
     uint8_t *d_lr = dev(4, cells * p->paths);
@@ -235,8 +248,8 @@ static void check_stages(int W, int H, gvis_type type, const gvis_sgm_params *p,
                                 p->paths, d_lr, stream) == 0);
     uint8_t *d_one = dev(9, cells);
     const int solo = p->paths - 1;
-    CHECK(gvis_cu_sgm_path_cost(d_cl, d_cr, d_guide, d_guide_r, tab, W, H, D, M, p->census, p->p1, p->p2, p->p2_adapt,
-                                solo, 1, d_one, stream) == 0);
+    CHECK(gvis_cu_sgm_path_cost(d_cl, d_cr, d_guide, packed ? NULL : d_guide_r, tab, W, H, D, M, p->census, p->p1,
+                                p->p2, p->p2_adapt, solo, 1, d_one, stream) == 0);
     CHECK(gvis_cu_sync(job) == 0);
     progress("  paths done");
     uint8_t *lr = malloc(cells), *ref = per_dir ? malloc(cells) : NULL;
@@ -376,6 +389,8 @@ static void check_band_edges(int W, int H, int D, int paths, int cost, int censu
     up(d_gl, gl, n);
     up(d_gr, gr, n);
     const uint8_t *tab = cost == GVIS_COST_ADCENSUS ? luts : NULL;
+    if (tab && census == GVIS_CENSUS_SYM) /* the path kernels read the right guide from the codes */
+        CHECK(gvis_cu_sgm_pack_guide(d_cr, d_gr, n, stream) == 0);
     for (int band = 1; band <= H + 1; band += H <= 12 ? 1 : band < 4 ? 1 : band < H - 2 ? (H + 5) / 6 : 1) {
         CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0 && gvis_cu_memset(job, d_state, 0x5c, sbytes) == 0);
         set_lanes(band);

@@ -26,12 +26,18 @@ int gvis_cu_sgm_path(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *
                      int D, int min_disp, int census, int p1, int p2, int p2_adapt, int dir, int ndirs,
                      uint8_t *d_lr, void *stream);
 
+/* sgm_pack_guide.cu: the 8-bit guide d_guide (n values) into bits 32-39 of the
+ * symmetric census codes d_c (whose bits 31-63 are zero), in place. */
+int gvis_cu_sgm_pack_guide(uint64_t *d_c, const uint8_t *d_guide, size_t n, void *stream);
+
 /* sgm_path.cu, any cost: with luts (host, 128 bytes: gvis_sgm_cost_luts's census table then
- * its AD table) the ad-census cost of step 3 from both views' guides (d_guide_r: the right
- * view's, W x H, tight); luts NULL: census costs, as gvis_cu_sgm_path.  The census table
- * is not read: it is the identity for the codes of gvis_cu_sgm_census (at most 31 or 62
- * bits set), and the kernels add the distance itself (here and in
- * gvis_cu_sgm_cost_adcensus). */
+ * its AD table) the ad-census cost of step 3 from both views' guides: the right view's is
+ * d_guide_r (W x H, tight) with the 9x7 census (census 0); with the symmetric census
+ * (census 1) it must be packed into d_cr by gvis_cu_sgm_pack_guide (one load a disparity
+ * for both) and d_guide_r is not read (it may be NULL).  luts NULL: census costs, as
+ * gvis_cu_sgm_path.  The census table is not read: it is the identity for the codes of
+ * gvis_cu_sgm_census (at most 31 or 62 bits set), and the kernels add the distance itself
+ * (here and in gvis_cu_sgm_cost_adcensus, which takes unpacked codes). */
 int gvis_cu_sgm_path_cost(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
                           const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D, int min_disp,
                           int census, int p1, int p2, int p2_adapt, int dir, int ndirs, uint8_t *d_lr, void *stream);

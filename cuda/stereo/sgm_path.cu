@@ -1,7 +1,7 @@
 // SGM path aggregation (lib/stereo/sgm.h step 4), one or several directions per launch.
 //
-// A warp (or, for the vertical and diagonal lines of a big enough launch, 16 or 8 lanes of
-// it: path_lanes) walks one path line, holding the D disparities of the current pixel in
+// A warp (or, for the vertical and diagonal lines of a big enough launch with the symmetric
+// census, 16 or 8 lanes of it: path_lanes) walks one path line, holding the D disparities of the current pixel in
 // its lanes' registers (pairs of 16-bit values, interleaved across the lanes: see
 // sgm_path_kernel.cuh).  A step needs the neighbours k-1 and k+1 of the previous pixel
 // (shuffles) and the previous minimum, which the previous step reduced over the line's
@@ -77,7 +77,7 @@ static int path_launch(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t
                        void *stream)
 {
     if (width <= 0 || height <= 0 || D < 16 || D > 512 || D % 16 || dir < 0 || ndirs < 1 || dir + ndirs > 8 ||
-        (census != 0 && census != 1) || (luts && !d_guide_r))
+        (census != 0 && census != 1) || (luts && !d_guide_r && census != 1))
         return (int)cudaErrorInvalidValue;
     path_args a = path_args_common(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, p1, p2, p2_adapt);
     a.vol = (size_t)width * height * D;
@@ -99,7 +99,7 @@ static int path_launch(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t
             vsum += lines;
         }
     }
-    const int sv = path_lanes(D, vsum);
+    const int sv = path_lanes(D, vsum, census == 1);
     a.dir0 = dir;
     for (int i = 0; i < ndirs; i++)
         a.dirs[i] = dir + i;

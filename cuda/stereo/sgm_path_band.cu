@@ -32,11 +32,12 @@ static void band_k(int D, dim3 grid, dim3 block, cudaStream_t s, const path_args
         path_kernel_il<NB, S, S, NARROW, false, ADC, true, true><<<grid, block, 0, s>>>(a);
 }
 
-// NB blocks of 64 disparities (D <= 64 NB), 32 or NARROW_LANES(NB) lanes a line (path_lanes).
+// NB blocks of 64 disparities (D <= 64 NB), 32 lanes a line (NARROW_LANES(NB) where
+// GVIS_SGM_LANES asks: path_lanes).
 template <int NB, bool NARROW, bool ADC>
 static void band_lanes(int D, long long lines, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
 {
-    if (path_lanes(D, lines) < 32)
+    if (path_lanes(D, lines, false) < 32)
         band_k<NB, NARROW_LANES(NB), NARROW, ADC>(D, grid, block, s, a);
     else
         band_k<NB, 32, NARROW, ADC>(D, grid, block, s, a);
@@ -69,7 +70,7 @@ extern "C" int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d
 {
     if (!d_sum || !d_state || stride % 64 || stride < (D + 63) / 64 * 64 || width <= 0 || height <= 0 || band < 1 ||
         (paths != 4 && paths != 8) || D < 16 || D > 512 || D % 16 || (census != 0 && census != 1) ||
-        (luts && !d_guide_r) || (long long)width + height > 0x7fffffffLL - 64)
+        (luts && !d_guide_r && census != 1) || (long long)width + height > 0x7fffffffLL - 64)
         return (int)cudaErrorInvalidValue;
     // the horizontal directions over whole rows: (-1, 0) stores every word, (1, 0) adds
     int e = gvis_cu_sgm_path_sum(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2,

@@ -19,7 +19,7 @@ namespace {
 
 struct path_args {
     const uint64_t *cl, *cr;
-    const uint8_t *guide, *guide_r; // guide_r: the right view's, ad-census costs only
+    const uint8_t *guide, *guide_r; // guide_r: the right view's, ad-census with the 9x7 census only
     uint8_t luts[128];              // ad-census tables (census 0..63, AD 0..63)
     int width, height, D, min_disp, p1, p2, p2_adapt;
     int dirs[8];     // blockIdx.y = i runs direction dirs[i] (into lr + (dirs[i] - dir0) * vol)
@@ -177,13 +177,15 @@ __device__ __forceinline__ uint32_t hamming(uint64_t l, uint64_t r)
     return NARROW ? __popc((uint32_t)l ^ (uint32_t)r) : __popcll(l ^ r);
 }
 
-// The matching cost of step 3: census (ADC false) or ad-census from the tables in shared memory.
+// The matching cost of step 3: census (ADC false) or ad-census from the tables in shared
+// memory, the right guide value at grp or, with the symmetric census (NARROW), in bits 32-39
+// of the right code (gvis_cu_sgm_pack_guide): one load a disparity for both.
 template <bool NARROW, bool ADC>
 __device__ __forceinline__ uint32_t match_cost(uint64_t l, uint64_t r, int gl, const uint8_t *grp, const uint8_t *tab)
 {
     if (!ADC)
         return hamming<NARROW>(l, r);
-    return gvis_adc_cost(hamming<NARROW>(l, r), gl, __ldg(grp), tab);
+    return gvis_adc_cost(hamming<NARROW>(l, r), gl, NARROW ? (int)(r >> 32) : (int)__ldg(grp), tab);
 }
 
 // A 32-bit add into global memory whose old value is not needed (a reduction: no
@@ -345,7 +347,8 @@ __device__ __forceinline__ void path_walk(const path_args &a, const uint8_t *p2l
         const size_t pix = (size_t)py * W + px;
         const uint64_t l = __ldg(a.cl + pix);
         const uint64_t *crow = a.cr + (size_t)py * W;
-        const uint8_t *grow = ADC ? a.guide_r + (size_t)py * W : nullptr;
+        // (NARROW: the guide is in the codes; grow stands in, never read)
+        const uint8_t *grow = ADC ? (NARROW ? a.guide : a.guide_r) + (size_t)py * W : nullptr;
         gg = __ldg(a.guide + pix);
         // pair j's low half matches right pixel xr0 - kofs, its high half xr0 - kofs - 32
         const int xr0 = px - a.min_disp - lane;
@@ -457,17 +460,20 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
 // The lanes a line of the vertical and diagonal directions (the horizontal ones: 32) for
 // D disparities and `lines` such lines in the launch: 32 or NARROW_LANES.  Fewer lanes a
 // line cut the instructions a disparity (a step's fixed work is shared by more
-// disparities: at 1080p, D = 128, 2.63 G -> 2.14 G instructions with 16 lanes) but leave
-// fewer warps to hide each step's latency, so the narrow layout is taken where the launch
-// still has 16 warps a multiprocessor or more (1024x440 with 4 paths: 1,024 warps of 16
-// lanes ran 13 % slower than 2,048 of 32); measured in docs/notes-sgm-gpu.md.
+// disparities: at 1080p, D = 128, 2.70 G -> 2.06 G instructions with 16 lanes and the
+// guide in the codes) but leave fewer warps to hide each step's latency.  The narrow layout
+// is taken where `narrow` (the caller's: the whole-image walks of the symmetric census)
+// and the launch still has 16 warps a multiprocessor or more (1024x440 with 4 paths: 1,024
+// warps of 16 lanes ran 13 % slower than 2,048 of 32).  The 9x7 census (two words a code)
+// ran 16 % slower narrow at 1080p, and the short launches of the banded sum 5-7 % slower on
+// one H100 (3-6 % faster on another): both keep 32.  Measured in docs/notes-sgm-gpu.md.
 // GVIS_SGM_LANES overrides the rule: 32 keeps a warp a line, a value below 32 takes the
 // narrow layout wherever D has one (a tuning and test knob, read at each launch).
-static inline int path_lanes(int D, long long lines)
+static inline int path_lanes(int D, long long lines, bool narrow_ok)
 {
     const int nb = D <= 64 ? 1 : D <= 128 ? 2 : D <= 256 ? 4 : 8;
     const int narrow = NARROW_LANES(nb);
-    int s = narrow;
+    int s = narrow_ok ? narrow : 32;
     int dev = 0, sms = 0;
     if (s < 32 && (cudaGetDevice(&dev) != cudaSuccess ||
                    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||

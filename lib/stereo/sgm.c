@@ -355,6 +355,10 @@ static int sgm_launch(void *arg, void *stream)
         err = gvis_cu_sgm_census(g->d_gr, g->pr, (int)c->gr->type, W, H, p->census, g->d_cr, g->d_guide_r, stream);
     if (!err && p->cost == GVIS_COST_ADCENSUS)
         err = gvis_cu_sgm_remap_u8(g->d_guide_r, (size_t)W * H, c->remap, stream);
+    /* the path kernels read the right guide from the symmetric codes (sgm_cuda.h); the
+     * cross pipeline's cost volume reads the codes whole */
+    if (!err && p->cost == GVIS_COST_ADCENSUS && p->census == GVIS_CENSUS_SYM && p->aggregate != GVIS_AGGREGATE_CROSS)
+        err = gvis_cu_sgm_pack_guide(g->d_cr, g->d_guide_r, (size_t)W * H, stream);
     const uint8_t *luts = p->cost == GVIS_COST_ADCENSUS ? g->luts : NULL;
     int16_t *l = g->d_t[0], *r = c->need_right ? g->d_t[1] : NULL, *l2 = g->d_t[2], *r2 = g->d_t[3];
     const int U = gvis_sgm_uniqueness_fixed(p->uniqueness);
