@@ -6,7 +6,12 @@ set -u
 export LC_ALL=C
 : "${GVIS:?GVIS is not set}" "${TESTDATA:?TESTDATA is not set}"
 T=$(mktemp -d "${TMPDIR:-/tmp}/gvis-cli.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+# Only the test's own shell removes $T.  A child that bash forks for `gvis ... &` keeps
+# the shell's handlers until it execs, and bash runs the EXIT trap when such a child is
+# killed before that: tests/cli/interrupts.sh, signalling gvis a few ms after the fork on a
+# loaded machine, lost its folder mid-test that way (every later round then failed).
+T_OWNER=$$
+trap '[ "$BASHPID" = "$T_OWNER" ] && rm -rf "$T"' EXIT
 pass=0
 fail=0
 name=${0##*/}
