@@ -195,6 +195,76 @@ static void check_sum_volume(int W, int H, const gvis_sgm_params *p, const uint6
 
 /* All stages on one W x H pair with parameters p; per_dir: compare every direction's
  * volume with the naive reference (slow on big volumes). */
+/* The costs once in the lanes' pair layout (gvis_cu_sgm_cost_pairs) against the rule of
+ * step 3, whole and for a range of rows; the per-path volumes from them
+ * (gvis_cu_sgm_path_pairs, the pipeline's per-path way) against d_lr, the volumes of the
+ * census-code kernel (already checked against the CPU), at both lane layouts. */
+static void check_pairs(int W, int H, const gvis_sgm_params *p, const uint64_t *cl, const uint64_t *cr,
+                        const uint8_t *guide, const uint8_t *guide_r, const uint64_t *d_cl, const uint64_t *d_cr,
+                        const uint8_t *d_guide, const uint8_t *d_guide_r, const uint8_t *tab, const uint8_t *d_lr,
+                        const char *what)
+{
+    const int D = p->max_disp, M = p->min_disp, cw = GVIS_SGM_SUM_STRIDE(D) / 2;
+    const size_t n = (size_t)W * H, cells = n * D;
+    uint16_t *d_pairs = dev(14, n * cw * 2), *pairs = malloc(n * cw * 2), *part = malloc(n * cw * 2);
+    CHECK(gvis_cu_memset(job, d_pairs, 0xa5, n * cw * 2) == 0);
+    CHECK(gvis_cu_sgm_cost_pairs(d_cl, d_cr, d_guide, d_guide_r, tab, W, H, D, M, p->census, 0, H, d_pairs, stream) ==
+          0);
+    down(pairs, d_pairs, n * cw * 2);
+    uint8_t lc[64], la[64];
+    gvis_sgm_cost_luts(p->census, lc, la);
+    size_t bad = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            for (int w = 0; w < cw; w++)
+                for (int h = 0; h < 2; h++) {
+                    const int k = 64 * (w / 32) + w % 32 + 32 * h;
+                    int want = 0;
+                    if (k < D) {
+                        int xr = x - M - k;
+                        xr = xr < 0 ? 0 : xr >= W ? W - 1 : xr;
+                        const size_t l = (size_t)y * W + x, r = (size_t)y * W + xr;
+                        want = tab ? gvis_sgm_cost_adcensus_ref(cl[l], cr[r], guide[l], guide_r[r], lc, la)
+                                   : __builtin_popcountll(cl[l] ^ cr[r]);
+                    }
+                    bad += (pairs[((size_t)y * W + x) * cw + w] >> (8 * h) & 0xff) != want;
+                }
+    CHECKF(bad == 0, "%s: cost pairs: %zu of %zu differ from the rule", what, bad, n * cw * 2);
+    /* rows y0 .. y1 - 1 alone: the same words, counted from y0 */
+    const int y0 = H / 3, y1 = H / 3 + (H > 2 ? 2 : 1);
+    CHECK(gvis_cu_sgm_cost_pairs(d_cl, d_cr, d_guide, d_guide_r, tab, W, H, D, M, p->census, y0, y1, d_pairs, stream) ==
+          0);
+    down(part, d_pairs, (size_t)(y1 - y0) * W * cw * 2);
+    CHECKF(memcmp(part, pairs + (size_t)y0 * W * cw, (size_t)(y1 - y0) * W * cw * 2) == 0,
+           "%s: cost pairs of rows %d..%d differ from the whole image's", what, y0, y1 - 1);
+    CHECK(gvis_cu_sgm_cost_pairs(d_cl, d_cr, d_guide, d_guide_r, tab, W, H, D, M, p->census, 0, H, d_pairs, stream) ==
+          0);
+    CHECK(gvis_cu_sgm_cost_pairs(d_cl, d_cr, d_guide, d_guide_r, tab, W, H, D, M, p->census, 1, 1, d_pairs, stream) !=
+          0);
+    if (cells * p->paths <= (200u << 20)) {
+        uint8_t *d_alt = dev(13, cells * p->paths), *all = malloc(cells * p->paths), *alt = malloc(cells * p->paths);
+        down(all, d_lr, cells * p->paths);
+        for (int i = 0; i < 2; i++) {
+            set_lanes(i);
+            CHECK(gvis_cu_memset(job, d_alt, 0x5a, cells * p->paths) == 0);
+            CHECK(gvis_cu_sgm_path_pairs(d_pairs, d_guide, W, H, D, p->p1, p->p2, p->p2_adapt, 0, p->paths, d_alt,
+                                         stream) == 0);
+            unsetenv("GVIS_SGM_LANES");
+            down(alt, d_alt, cells * p->paths);
+            CHECKF(count_diff(alt, all, cells * p->paths, 1) == 0, "%s: paths over the cost pairs (%s lanes) differ",
+                   what, i ? "32" : "narrow");
+        }
+        /* one direction alone, with the L2 prefetch 3 steps ahead (default: none) */
+        setenv("GVIS_SGM_PF", "3", 1);
+        CHECK(gvis_cu_sgm_path_pairs(d_pairs, d_guide, W, H, D, p->p1, p->p2, p->p2_adapt, 1, 1, d_alt, stream) == 0);
+        unsetenv("GVIS_SGM_PF");
+        down(alt, d_alt, cells);
+        CHECKF(count_diff(alt, all + cells, cells, 1) == 0, "%s: direction 1 over the cost pairs alone differs", what);
+        free(all), free(alt);
+    }
+    free(pairs), free(part);
+}
+
 static void check_stages(int W, int H, gvis_type type, const gvis_sgm_params *p, int per_dir)
 {
     const int D = p->max_disp, M = p->min_disp;
@@ -288,6 +358,7 @@ static void check_stages(int W, int H, gvis_type type, const gvis_sgm_params *p,
         }
         free(all), free(alt);
     }
+    check_pairs(W, H, p, cl, cr, guide, guide_r, d_cl, d_cr, d_guide, d_guide_r, tab, d_lr, what);
     CHECK_OK(gvis_sgm_aggregate(cl, cr, guide, guide, guide_r, W, H, p, cpu_sum, NULL));
     size_t bad = count_diff(sum, cpu_sum, cells, 2);
     CHECKF(bad == 0, "%s: aggregated costs: %zu of %zu differ", what, bad, cells);
@@ -515,8 +586,12 @@ int main(void)
         p.census = variant & 2 ? GVIS_CENSUS_9X7 : GVIS_CENSUS_SYM;
         p.cost = variant == 3 ? GVIS_COST_CENSUS : GVIS_COST_ADCENSUS;
         set_lanes(variant / 2); /* the narrow layout on half of them */
+        /* per path from the cost pairs (GVIS_SGM_COSTVOL=1; by default from 192 M pixels x
+         * disparities) or, on 3 of them, from the census codes */
+        setenv("GVIS_SGM_COSTVOL", variant % 3 == 1 ? "0" : "1", 1);
         check_pipeline(cpu, gpu, 203, 97, variant % 2 ? 3 : 1, variant & 1 ? GVIS_U16 : GVIS_U8, &p);
         unsetenv("GVIS_SGM_LANES");
+        unsetenv("GVIS_SGM_COSTVOL");
     }
     /* the pipeline on the sum volume (the 4K policy), in bands of 5 rows, one band, and whole */
     setenv("GVIS_SGM_PER_PATH", "0", 1);

@@ -72,6 +72,21 @@ int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d_cr, const 
                               int min_disp, int census, int p1, int p2, int p2_adapt, int paths, int band,
                               uint16_t *d_sum, int stride, uint32_t *d_state, void *stream);
 
+/* sgm_cost_pairs.cu: the costs of step 3 (any cost and census, d_cr, d_guide_r and luts as
+ * for gvis_cu_sgm_path_cost) of rows y0 .. y1 - 1 into d_cost, (y1 - y0) x W pixels of
+ * GVIS_SGM_SUM_STRIDE(D) / 2 u16 words: word 32 (k / 64) + k % 32 of a pixel holds the
+ * cost of k (k % 64 < 32) in its low byte and of k + 32 in its high byte (the sum
+ * volume's pairs), 0 for k >= D: the layout the path kernels' lanes read. */
+int gvis_cu_sgm_cost_pairs(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
+                           const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D, int min_disp,
+                           int census, int y0, int y1, uint16_t *d_cost, void *stream);
+
+/* sgm_path_pairs.cu: the path costs of directions dir .. dir + ndirs - 1 (one u8 volume a
+ * direction, as gvis_cu_sgm_path_cost) from the whole image's cost volume of
+ * gvis_cu_sgm_cost_pairs (rows 0 .. H - 1). */
+int gvis_cu_sgm_path_pairs(const uint16_t *d_cost, const uint8_t *d_guide, int width, int height, int D, int p1,
+                           int p2, int p2_adapt, int dir, int ndirs, uint8_t *d_lr, void *stream);
+
 /* sgm_cost_adcensus.cu: the ad-census cost volume of step 3 (u8, [y][x][k], W x H x D) from
  * the censuses and the 8-bit guides of both views; luts as for gvis_cu_sgm_path_cost. */
 int gvis_cu_sgm_cost_adcensus(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_gl, const uint8_t *d_gr,

@@ -36,6 +36,12 @@ struct path_args {
     // state: slot band_slot() of direction i at state + (i * (W + H - 1) + slot) * sw
     int y0, y1;
     uint32_t *state;
+    // VOL: the costs come from a cost volume of rows cy0 .. cy1 - 1 in the pair layout
+    // (gvis_cu_sgm_cost_pairs: u16 word w = 32 b + r of a pixel holds the costs of
+    // k = 64 b + r, low byte, and k + 32, high byte; cw words a pixel) instead of the
+    // censuses; pf > 0: each step also prefetches into L2 the costs pf steps ahead
+    const uint16_t *cost;
+    int cw, cy0, cy1, pf;
 };
 
 // The arguments every path launch takes the same way (the directions, volumes and band
@@ -316,7 +322,7 @@ __device__ __forceinline__ void put_step(const uint32_t (&cur)[NP], const uint32
 
 // One line's walk: NB blocks of 64 disparities (D <= 64 NB; FULL: D = 64 NB), S lanes a
 // line; p2lut and tab: the block's tables in shared memory.
-template <int NB, int S, bool NARROW, bool FULL, bool ADC, bool SUM, bool BAND>
+template <int NB, int S, bool NARROW, bool FULL, bool ADC, bool SUM, bool BAND, bool VOL>
 __device__ __forceinline__ void path_walk(const path_args &a, const uint8_t *p2lut, const uint8_t *tab, int dir)
 {
     constexpr int NP = NB * (32 / S);
@@ -347,6 +353,16 @@ __device__ __forceinline__ void path_walk(const path_args &a, const uint8_t *p2l
     constexpr int KMAX = 64 * (NB - 1) + S * (32 / S - 1) + 32;
     auto load_step = [&](int px, int py, uint32_t (&cc)[NP], int &gg) {
         const size_t pix = (size_t)py * W + px;
+        if (VOL) {
+            // the lane's pairs are words wofs + lane of the pixel: byte 0 -> the low half,
+            // byte 1 -> the high half
+            const uint16_t *cp = a.cost + ((size_t)(py - a.cy0) * W + px) * a.cw + lane;
+            gg = __ldg(a.guide + pix);
+#pragma unroll
+            for (int j = 0; j < NP; j++)
+                cc[j] = __byte_perm((uint32_t)__ldg(cp + wofs<S>(j)), 0u, 0x4140);
+            return;
+        }
         const uint64_t l = __ldg(a.cl + pix);
         const uint64_t *crow = a.cr + (size_t)py * W;
         // (NARROW: the guide is in the codes; grow stands in, never read)
@@ -397,6 +413,13 @@ __device__ __forceinline__ void path_walk(const path_args &a, const uint8_t *p2l
         int gn = 0;
         if (more)
             load_step(nx, ny, cn, gn);
+        if (VOL && a.pf > 0) {
+            // the costs pf steps ahead into L2 (a vertical line's next pixels are rows
+            // apart; one step of load ahead leaves a step waiting on DRAM)
+            const int qx = x + a.pf * rx, qy = y + a.pf * ry;
+            if (qx >= 0 && qx < W && qy >= a.cy0 && qy < a.cy1)
+                asm volatile("prefetch.global.L2 [%0];" ::"l"(a.cost + ((size_t)(qy - a.cy0) * W + qx) * a.cw + lane));
+        }
         const size_t pix = (size_t)y * W + x;
         uint32_t cur[NP];
         if (first)
@@ -436,7 +459,7 @@ __device__ __forceinline__ void path_walk(const path_args &a, const uint8_t *p2l
 // its warps are the last ones running: with 8 lanes a line for every direction a 1080p
 // launch (D = 128) took 5.73 ms against 3.56 with 32 (ncu, 35 % occupancy), with the
 // horizontal lines kept at 32 lanes 4.52 ms, and with 16 lanes for the others 3.27.
-template <int NB, int SH, int SV, bool NARROW, bool FULL, bool ADC, bool SUM, bool BAND>
+template <int NB, int SH, int SV, bool NARROW, bool FULL, bool ADC, bool SUM, bool BAND, bool VOL = false>
 __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
 {
     __shared__ uint8_t p2lut[256];
@@ -444,15 +467,15 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
     for (int i = threadIdx.x; i < 256; i += blockDim.x) {
         int v = a.p2_adapt > 0 ? a.p2 * a.p2_adapt / (a.p2_adapt + i) : a.p2;
         p2lut[i] = (uint8_t)(v < a.p1 ? a.p1 : v);
-        if (ADC && i < 128)
+        if (ADC && !VOL && i < 128)
             tab[i] = a.luts[i];
     }
     __syncthreads();
     const int dir = a.dirs[blockIdx.y];
     if (SH == SV || c_dirs[dir][1] != 0)
-        path_walk<NB, SV, NARROW, FULL, ADC, SUM, BAND>(a, p2lut, tab, dir);
+        path_walk<NB, SV, NARROW, FULL, ADC, SUM, BAND, VOL>(a, p2lut, tab, dir);
     else
-        path_walk<NB, SH, NARROW, FULL, ADC, SUM, BAND>(a, p2lut, tab, dir);
+        path_walk<NB, SH, NARROW, FULL, ADC, SUM, BAND, VOL>(a, p2lut, tab, dir);
 }
 
 // The narrow layout for NB blocks of 64 disparities: 8 lanes a line for D <= 64, 16 for

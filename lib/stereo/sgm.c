@@ -275,56 +275,6 @@ static int sgm_cpu(gvis_ctx *ctx, void *arg)
     return rc;
 }
 
-size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int per_path)
-{
-    size_t n = (size_t)width * height;
-    /* censuses, guide, the costs (per path: one byte a path, pixel and disparity, as
-     * libSGM; else one u16 sum a pixel and disparity, D padded to 64), four disparity
-     * maps, the two grey images (16-bit at most, pitch aside) */
-    const size_t vol = per_path ? (size_t)p->paths * n * p->max_disp : n * GVIS_SGM_SUM_STRIDE(p->max_disp) * 2;
-    const size_t quality = (p->aggregate == GVIS_AGGREGATE_CROSS ? n * p->max_disp * 3 : 0) /* costs, u16 sums */
-                           + (p->aggregate == GVIS_AGGREGATE_CROSS || p->refine
-                                  ? n * 9 + 3 * (size_t)((width + 7) / 8) * ((height + 7) / 8) + 352
-                                  : 0); /* arms, the vote's list and flags, labels, counts */
-    /* the banded sum's line states: 3 directions x (W + H - 1) lines x the stride */
-    const size_t state = !per_path && gvis_sgm_cuda_band(width, height, p) > 0
-                             ? 3 * ((size_t)width + height - 1) * GVIS_SGM_SUM_STRIDE(p->max_disp) * 2
-                             : 0;
-    return 2 * n * 8 + n + vol + 4 * n * sizeof(int16_t) + 2 * n * 2 +
-           (p->cost == GVIS_COST_ADCENSUS ? n : 0) /* the right guide */ + quality + state;
-}
-
-int gvis_sgm_cuda_band(int width, int height, const gvis_sgm_params *p)
-{
-    if (p->aggregate != GVIS_AGGREGATE_NONE || width <= 0 || height <= 0)
-        return 0; /* the cross pipeline's paths (cuda/stereo/sgm_path_volume.cu) walk whole lines */
-    const char *e = getenv("GVIS_SGM_BAND");
-    if (e && *e) {
-        char *end;
-        long v = strtol(e, &end, 10);
-        if (*end == 0 && v >= 0)
-            return v > height ? height : (int)v;
-    }
-    const size_t row = (size_t)width * GVIS_SGM_SUM_STRIDE(p->max_disp) * 2;
-    size_t rows = GVIS_SGM_BAND_BYTES / row;
-    rows = rows < 1 ? 1 : rows;
-    return rows > (size_t)height ? height : (int)rows;
-}
-
-int gvis_sgm_cuda_per_path(int width, int height, const gvis_sgm_params *p)
-{
-    const char *e = getenv("GVIS_SGM_PER_PATH");
-    if (e && *e)
-        return strcmp(e, "0") != 0;
-    /* measured on an H100 (BENCHMARKS, 2026-11-25): the per-path volumes are faster at
-     * every size (1242x375 1.07 against 1.37 ms, 1920x1080 4.30 against 6.28, 4K 16.0
-     * against 22.0), the sum volume takes a quarter of the memory: per path while the
-     * whole call stays under GVIS_SGM_PER_PATH_MAX, the sum volume beyond.  The sum in
-     * bands (gvis_sgm_cuda_band; H100, 2026-11-26) did not change that: 1920x1080 5.6-5.8 ms
-     * against 4.3 per path, 4K 18.9 against 16.0 (22.0 for the whole walks) */
-    return gvis_sgm_cuda_bytes(width, height, p, 1) <= GVIS_SGM_PER_PATH_MAX;
-}
-
 #ifdef GVIS_HAVE_CUDA
 typedef struct {
     sgm_call *c;
@@ -339,6 +289,7 @@ typedef struct {
     int16_t *d_t[4];
     int16_t *d_outl, *d_outr;
     /* quality stages */
+    uint16_t *d_pairs; /* the costs in the lanes' pair layout (gvis_sgm_cuda_costvol) */
     uint8_t *d_cost, *d_arms, *d_label;
     uint32_t *d_sum32, *d_cnt;
     int *d_counts;
@@ -390,6 +341,16 @@ static int sgm_launch(void *arg, void *stream)
             if (!err)
                 err = gvis_cu_sgm_wta_sum(sum, GVIS_SGM_SUM_STRIDE(D), W, H, D, M, U, p->subpixel, l, r, stream);
         }
+    } else if (g->per_path && g->d_pairs) {
+        /* the costs once, in the lanes' pair layout, then every direction reads them */
+        if (!err)
+            err = gvis_cu_sgm_cost_pairs(g->d_cl, g->d_cr, g->d_guide, g->d_guide_r, luts, W, H, D, M, p->census, 0, H,
+                                         g->d_pairs, stream);
+        if (!err)
+            err = gvis_cu_sgm_path_pairs(g->d_pairs, g->d_guide, W, H, D, p->p1, p->p2, p->p2_adapt, 0, p->paths,
+                                         g->d_lr, stream);
+        if (!err)
+            err = gvis_cu_sgm_wta(g->d_lr, p->paths, W, H, D, M, U, p->subpixel, l, r, stream);
     } else if (g->per_path) {
         if (!err)
             err = gvis_cu_sgm_path_cost(g->d_cl, g->d_cr, g->d_guide, g->d_guide_r, luts, W, H, D, M, p->census, p->p1,
@@ -492,6 +453,8 @@ static int sgm_cuda(gvis_ctx *ctx, void *arg)
     const int cross = c->p->aggregate == GVIS_AGGREGATE_CROSS;
     if (!err && cross)
         err = gvis_cu_buffer(ctx->job, 11, n * D, (void **)&g.d_cost);
+    if (!err && gvis_sgm_cuda_costvol(W, H, c->p, per_path))
+        err = gvis_cu_buffer(ctx->job, 11, n * GVIS_SGM_SUM_STRIDE(D), (void **)&g.d_pairs);
     if (!err && cross)
         err = gvis_cu_buffer(ctx->job, 12, n * D * sizeof(uint16_t), (void **)&g.d_sum32);
     if (!err && (cross || c->p->refine)) {
@@ -515,7 +478,7 @@ static int sgm_cuda(gvis_ctx *ctx, void *arg)
         return rc;
     gvis_log(ctx, GVIS_LOG_INFO, "SGM device buffers: %.1f MiB for %dx%d, %d disparities, %d paths (%s)",
              gvis_sgm_cuda_bytes(W, H, c->p, per_path) / 1048576.0, W, H, D, c->p->paths,
-             per_path ? "per-path u8 volumes" : g.band > 0 ? "one u16 sum volume, bands" : "one u16 sum volume");
+             per_path ? (g.d_pairs ? "per-path u8 volumes, one cost volume" : "per-path u8 volumes") : g.band > 0 ? "one u16 sum volume, bands" : "one u16 sum volume");
     if (g.band > 0)
         gvis_log(ctx, GVIS_LOG_INFO, "SGM sum volume: vertical and diagonal paths in bands of %d rows (%.1f MiB)",
                  g.band, (double)W * g.band * GVIS_SGM_SUM_STRIDE(D) * 2 / 1048576.0);

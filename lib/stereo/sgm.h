@@ -153,6 +153,15 @@ size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int 
  * either (to time the two side by side). */
 #define GVIS_SGM_PER_PATH_MAX ((size_t)5 << 29) /* 2.5 GiB */
 int gvis_sgm_cuda_per_path(int width, int height, const gvis_sgm_params *p);
+/* Whether the CUDA pipeline's per-path volumes take their costs from one cost volume made
+ * once (cuda/stereo/sgm_cost_pairs.cu: W x H x GVIS_SGM_SUM_STRIDE(D) bytes more) rather
+ * than computing them from the census codes in every direction: per path, no cross
+ * aggregation, the ad-census cost or the 9x7 census, and at least GVIS_SGM_COSTVOL_MIN
+ * pixels x disparities (measured faster there, slower below); GVIS_SGM_COSTVOL=1 or 0 in
+ * the environment forces either where the per-path volumes are used (to time the two
+ * side by side). */
+#define GVIS_SGM_COSTVOL_MIN ((size_t)192 << 20)
+int gvis_sgm_cuda_costvol(int width, int height, const gvis_sgm_params *p, int per_path);
 /* Rows a band of the CUDA sum volume's vertical and diagonal paths (cuda/stereo/
  * sgm_path_band.cu), 0 for whole-image walks: as many rows as GVIS_SGM_BAND_BYTES of the
  * volume hold, at least 1, at most the height; GVIS_SGM_BAND=N in the environment sets N

@@ -1,0 +1,118 @@
+// The matching costs of step 3 (lib/stereo/sgm.h) for rows y0 .. y1 - 1, stored once in the
+// layout the path kernel's lanes hold them (sgm_path_kernel.cuh, VOL), so that a path step
+// reads a pair of costs with one 16-bit load instead of computing both from the census
+// codes: u16 word w = 32 b + r of a pixel (GVIS_SGM_SUM_STRIDE(D) / 2 words) holds the cost
+// of k = 64 b + r in its low byte and of k + 32 in its high byte, 0 for k >= D.  The
+// pairs are those of the sum volume's words (sgm_cuda.h), the same for every lane count.
+// A block makes CP_PX pixels of one row: the right codes (and, for ad-census with the 9x7
+// census, the right guide) they match, CP_PX + D - 1 of them with the clamp of step 3
+// applied, go to shared memory once; a warp then makes the 32 words of one block b of
+// 64 disparities of one pixel at a time (64 contiguous bytes stored).
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "sgm_cuda.h"
+#include "sgm_path_kernel.cuh" /* hamming, gvis_adc_cost */
+
+#define CP_THREADS 256
+#define CP_PX 64 /* pixels a block */
+
+struct cp_args {
+    const uint64_t *cl, *cr;
+    const uint8_t *guide, *guide_r;
+    uint8_t luts[128];
+    int width, D, min_disp, y0, rows, nb; // nb: blocks of 64 disparities (words / 32)
+    uint16_t *cost;
+};
+
+template <bool NARROW, bool ADC>
+__global__ void __launch_bounds__(CP_THREADS) cost_pairs_kernel(cp_args a)
+{
+    extern __shared__ uint64_t rc[]; // CP_PX + D - 1 right codes, then as many guide bytes
+    __shared__ uint8_t tab[128];
+    const int W = a.width, D = a.D, nr = CP_PX + D - 1;
+    uint8_t *rg = reinterpret_cast<uint8_t *>(rc + nr);
+    if (ADC && threadIdx.x < 128)
+        tab[threadIdx.x] = a.luts[threadIdx.x];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int x0 = blockIdx.x * CP_PX;
+    // right code i matches x - M - k for i = (x - x0) + (D - 1 - k)
+    const int s0 = x0 - a.min_disp - (D - 1);
+    for (int yy = blockIdx.y; yy < a.rows; yy += gridDim.y) {
+        const size_t row = (size_t)(a.y0 + yy) * W;
+        __syncthreads(); // the previous row's codes are no longer read
+        for (int i = threadIdx.x; i < nr; i += CP_THREADS) {
+            const int xr = min(max(s0 + i, 0), W - 1);
+            rc[i] = __ldg(a.cr + row + xr);
+            if (ADC && !NARROW)
+                rg[i] = __ldg(a.guide_r + row + xr);
+        }
+        __syncthreads();
+        uint16_t *out = a.cost + (size_t)yy * W * (32 * a.nb);
+        for (int px = warp; px < CP_PX; px += CP_THREADS / 32) {
+            const int x = x0 + px;
+            if (x >= W)
+                break;
+            const uint64_t l = __ldg(a.cl + row + x);
+            // (ad-census, NARROW: the right guide is packed in the right codes; rg unused)
+            const int gl = ADC ? (int)__ldg(a.guide + row + x) : 0;
+            for (int b = 0; b < a.nb; b++) {
+                const int k = 64 * b + lane;
+                uint32_t v = 0;
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    const int kk = k + 32 * h;
+                    if (kk < D) {
+                        const int i = px + D - 1 - kk;
+                        const uint64_t r = rc[i];
+                        const uint32_t hm = hamming<NARROW>(l, r);
+                        v |= (ADC ? gvis_adc_cost(hm, gl, NARROW ? (int)(r >> 32) : (int)rg[i], tab) : hm) << (8 * h);
+                    }
+                }
+                out[(size_t)x * (32 * a.nb) + 32 * b + lane] = (uint16_t)v;
+            }
+        }
+    }
+}
+
+template <bool NARROW>
+static void cp_launch(bool adc, dim3 grid, size_t smem, cudaStream_t s, const cp_args &a)
+{
+    if (adc)
+        cost_pairs_kernel<NARROW, true><<<grid, CP_THREADS, smem, s>>>(a);
+    else
+        cost_pairs_kernel<NARROW, false><<<grid, CP_THREADS, smem, s>>>(a);
+}
+
+extern "C" int gvis_cu_sgm_cost_pairs(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
+                                      const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D,
+                                      int min_disp, int census, int y0, int y1, uint16_t *d_cost, void *stream)
+{
+    if (width <= 0 || height <= 0 || D < 1 || D > 512 || (census != 0 && census != 1) || y0 < 0 || y1 > height ||
+        y0 >= y1 || !d_cl || !d_cr || !d_cost || (luts && (!d_guide || (census != 1 && !d_guide_r))))
+        return (int)cudaErrorInvalidValue;
+    cp_args a;
+    memset(&a, 0, sizeof a);
+    a.cl = d_cl;
+    a.cr = d_cr;
+    a.guide = d_guide;
+    a.guide_r = d_guide_r;
+    if (luts)
+        memcpy(a.luts, luts, sizeof a.luts);
+    a.width = width;
+    a.D = D;
+    a.min_disp = min_disp;
+    a.y0 = y0;
+    a.cost = d_cost;
+    a.nb = (D + 63) / 64;
+    a.rows = y1 - y0;
+    const dim3 grid((unsigned)((width + CP_PX - 1) / CP_PX), (unsigned)(a.rows < 65535 ? a.rows : 65535));
+    const size_t smem = (size_t)(CP_PX + D - 1) * (sizeof(uint64_t) + 1);
+    cudaStream_t s = (cudaStream_t)stream;
+    if (census == 1)
+        cp_launch<true>(luts != nullptr, grid, smem, s, a);
+    else
+        cp_launch<false>(luts != nullptr, grid, smem, s, a);
+    return (int)cudaGetLastError();
+}

@@ -1,0 +1,86 @@
+// SGM path aggregation (lib/stereo/sgm.h step 4) over the costs of gvis_cu_sgm_cost_pairs,
+// into one u8 volume a direction (for gvis_cu_sgm_wta): sgm_path.cu's kernel with the
+// costs read (one 16-bit load a pair of disparities) instead of computed from the census
+// codes at every step of every direction, i.e. 8 times a cost with 8 paths.  The walk, the
+// lanes a line (path_lanes; the narrow layout for any census: the codes are not read) and
+// the launch are sgm_path.cu's.
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sgm_cuda.h"
+#include "sgm_path_kernel.cuh"
+
+template <int NB, int SV>
+static void pp_launch_k(int D, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
+{
+    if (D == 64 * NB)
+        path_kernel_il<NB, 32, SV, false, true, false, false, false, true><<<grid, block, 0, s>>>(a);
+    else
+        path_kernel_il<NB, 32, SV, false, false, false, false, false, true><<<grid, block, 0, s>>>(a);
+}
+
+template <int NB>
+static void pp_launch_lanes(int D, int sv, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
+{
+    if (sv < 32)
+        pp_launch_k<NB, NARROW_LANES(NB)>(D, grid, block, s, a);
+    else
+        pp_launch_k<NB, 32>(D, grid, block, s, a);
+}
+
+// The L2 prefetch distance in steps (0: none); GVIS_SGM_PF overrides it (a tuning knob).
+// On an H100 4 steps ahead made the small images' walks 12-15 % faster (1242x375: 1.03
+// against 1.18 ms), whose steps wait on their loads, and the large ones 1 % slower (1080p
+// 3.90 against 3.85, 4K per path 14.27 against 14.16); the pipeline takes this stage at the
+// large sizes only (gvis_sgm_cuda_costvol).
+static int pp_prefetch(void)
+{
+    const char *e = getenv("GVIS_SGM_PF");
+    return e && *e ? atoi(e) : 0;
+}
+
+extern "C" int gvis_cu_sgm_path_pairs(const uint16_t *d_cost, const uint8_t *d_guide, int width, int height, int D,
+                                      int p1, int p2, int p2_adapt, int dir, int ndirs, uint8_t *d_lr, void *stream)
+{
+    if (width <= 0 || height <= 0 || D < 16 || D > 512 || D % 16 || dir < 0 || ndirs < 1 || dir + ndirs > 8 ||
+        !d_cost || !d_guide || !d_lr)
+        return (int)cudaErrorInvalidValue;
+    path_args a = path_args_common(nullptr, nullptr, d_guide, nullptr, nullptr, width, height, D, 0, p1, p2, p2_adapt);
+    a.vol = (size_t)width * height * D;
+    a.lr = d_lr;
+    a.cost = d_cost;
+    a.cw = (D + 63) / 64 * 32;
+    a.cy0 = 0;
+    a.cy1 = height;
+    a.pf = pp_prefetch();
+    // as sgm_path.cu's path_launch: all directions in one launch, a block WARPS horizontal
+    // lines or WARPS x 32 / sv of the others
+    long long hl = 0, vl = 0, vsum = 0;
+    for (int i = dir; i < dir + ndirs; i++) {
+        const long long lines = i < 2 ? height : i < 4 ? width : (long long)width + height - 1;
+        if (i < 2) {
+            hl = lines;
+        } else {
+            vl = lines > vl ? lines : vl;
+            vsum += lines;
+        }
+    }
+    const int sv = path_lanes(D, vsum, true);
+    a.dir0 = dir;
+    for (int i = 0; i < ndirs; i++)
+        a.dirs[i] = dir + i;
+    const long long per = (long long)WARPS * (32 / sv), bh = (hl + WARPS - 1) / WARPS, bv = (vl + per - 1) / per;
+    const dim3 grid((unsigned)(bh > bv ? bh : bv), ndirs), block(WARPS * 32);
+    cudaStream_t s = (cudaStream_t)stream;
+    if (D <= 64)
+        pp_launch_lanes<1>(D, sv, grid, block, s, a);
+    else if (D <= 128)
+        pp_launch_lanes<2>(D, sv, grid, block, s, a);
+    else if (D <= 256)
+        pp_launch_lanes<4>(D, sv, grid, block, s, a);
+    else
+        pp_launch_lanes<8>(D, sv, grid, block, s, a);
+    return (int)cudaGetLastError();
+}

@@ -1,0 +1,75 @@
+/* The CUDA SGM pipeline's plan, without CUDA: how much device memory it takes and which
+ * of its ways it goes (per-path volumes or the one sum volume, bands, the cost volume),
+ * from the size and parameters and the environment's overrides (man gvis).  The CUDA calls
+ * are in sgm.c; the measurements behind each rule in docs/notes-sgm-gpu.md. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sgm.h"
+
+size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int per_path)
+{
+    size_t n = (size_t)width * height;
+    /* censuses, guide, the costs (per path: one byte a path, pixel and disparity, as
+     * libSGM; else one u16 sum a pixel and disparity, D padded to 64), four disparity
+     * maps, the two grey images (16-bit at most, pitch aside) */
+    const size_t vol = per_path ? (size_t)p->paths * n * p->max_disp : n * GVIS_SGM_SUM_STRIDE(p->max_disp) * 2;
+    const size_t quality = (p->aggregate == GVIS_AGGREGATE_CROSS ? n * p->max_disp * 3 : 0) /* costs, u16 sums */
+                           + (p->aggregate == GVIS_AGGREGATE_CROSS || p->refine
+                                  ? n * 9 + 3 * (size_t)((width + 7) / 8) * ((height + 7) / 8) + 352
+                                  : 0); /* arms, the vote's list and flags, labels, counts */
+    /* the banded sum's line states: 3 directions x (W + H - 1) lines x the stride */
+    const size_t state = !per_path && gvis_sgm_cuda_band(width, height, p) > 0
+                             ? 3 * ((size_t)width + height - 1) * GVIS_SGM_SUM_STRIDE(p->max_disp) * 2
+                             : 0;
+    const size_t costvol = gvis_sgm_cuda_costvol(width, height, p, per_path) ? n * GVIS_SGM_SUM_STRIDE(p->max_disp) : 0;
+    return 2 * n * 8 + n + vol + 4 * n * sizeof(int16_t) + 2 * n * 2 +
+           (p->cost == GVIS_COST_ADCENSUS ? n : 0) /* the right guide */ + quality + state + costvol;
+}
+
+int gvis_sgm_cuda_costvol(int width, int height, const gvis_sgm_params *p, int per_path)
+{
+    if (!per_path || p->aggregate != GVIS_AGGREGATE_NONE)
+        return 0;
+    const char *e = getenv("GVIS_SGM_COSTVOL");
+    if (e && *e)
+        return strcmp(e, "0") != 0;
+    /* measured on an H100 (docs/notes-sgm-gpu.md, "The costs once"): 1920x1080 D = 128
+     * ad-census 3.85-3.90 ms against 4.06 from the codes, with the 9x7 census 3.99 against
+     * 4.77; the census cost alone (3.79 against 3.71), D = 64 (2.65 against 2.62) and the
+     * small images (1242x375 1.03 against 0.99, 1024x440 0.87 against 0.78), whose walks are
+     * bound by their steps' latency rather than their instructions, lose */
+    return (p->cost == GVIS_COST_ADCENSUS || p->census == GVIS_CENSUS_9X7) &&
+           (size_t)width * height * p->max_disp >= GVIS_SGM_COSTVOL_MIN;
+}
+
+int gvis_sgm_cuda_band(int width, int height, const gvis_sgm_params *p)
+{
+    if (p->aggregate != GVIS_AGGREGATE_NONE || width <= 0 || height <= 0)
+        return 0; /* the cross pipeline's paths (cuda/stereo/sgm_path_volume.cu) walk whole lines */
+    const char *e = getenv("GVIS_SGM_BAND");
+    if (e && *e) {
+        char *end;
+        long v = strtol(e, &end, 10);
+        if (*end == 0 && v >= 0)
+            return v > height ? height : (int)v;
+    }
+    const size_t row = (size_t)width * GVIS_SGM_SUM_STRIDE(p->max_disp) * 2;
+    size_t rows = GVIS_SGM_BAND_BYTES / row;
+    rows = rows < 1 ? 1 : rows;
+    return rows > (size_t)height ? height : (int)rows;
+}
+
+int gvis_sgm_cuda_per_path(int width, int height, const gvis_sgm_params *p)
+{
+    const char *e = getenv("GVIS_SGM_PER_PATH");
+    if (e && *e)
+        return strcmp(e, "0") != 0;
+    /* measured on an H100 (BENCHMARKS, 2026-11-25): the per-path volumes are faster at
+     * every size (1242x375 1.07 against 1.37 ms, 1920x1080 4.30 against 6.28, 4K 16.0
+     * against 22.0), the sum volume takes a quarter of the memory: per path while the
+     * whole call stays under GVIS_SGM_PER_PATH_MAX, the sum volume beyond.  The sum in
+     * bands (gvis_sgm_cuda_band; H100, 2026-11-26) did not change that: 1920x1080 5.6-5.8 ms
+     * against 4.3 per path, 4K 18.9 against 16.0 (22.0 for the whole walks) */
+    return gvis_sgm_cuda_bytes(width, height, p, 1) <= GVIS_SGM_PER_PATH_MAX;
+}
