@@ -586,7 +586,7 @@ int main(void)
         p.census = variant & 2 ? GVIS_CENSUS_9X7 : GVIS_CENSUS_SYM;
         p.cost = variant == 3 ? GVIS_COST_CENSUS : GVIS_COST_ADCENSUS;
         set_lanes(variant / 2); /* the narrow layout on half of them */
-        /* per path from the cost pairs (GVIS_SGM_COSTVOL=1; by default from 192 M pixels x
+        /* per path from the cost pairs (GVIS_SGM_COSTVOL=1; by default from 120 M pixels x
          * disparities) or, on 3 of them, from the census codes */
         setenv("GVIS_SGM_COSTVOL", variant % 3 == 1 ? "0" : "1", 1);
         check_pipeline(cpu, gpu, 203, 97, variant % 2 ? 3 : 1, variant & 1 ? GVIS_U16 : GVIS_U8, &p);

@@ -22,11 +22,12 @@ struct cp_args {
     const uint64_t *cl, *cr;
     const uint8_t *guide, *guide_r;
     uint8_t luts[128];
-    int width, D, min_disp, y0, rows, nb; // nb: blocks of 64 disparities (words / 32)
+    int width, D, min_disp, y0, rows, nb; // nb: blocks of 64 disparities (words / 32), 1 .. 8
     uint16_t *cost;
 };
 
-template <bool NARROW, bool ADC>
+// NB blocks of 64 disparities (D <= 64 NB; FULL: D = 64 NB, no halves past D).
+template <bool NARROW, bool ADC, int NB, bool FULL>
 __global__ void __launch_bounds__(CP_THREADS) cost_pairs_kernel(cp_args a)
 {
     extern __shared__ uint64_t rc[]; // CP_PX + D - 1 right codes, then as many guide bytes
@@ -49,7 +50,6 @@ __global__ void __launch_bounds__(CP_THREADS) cost_pairs_kernel(cp_args a)
                 rg[i] = __ldg(a.guide_r + row + xr);
         }
         __syncthreads();
-        uint16_t *out = a.cost + (size_t)yy * W * (32 * a.nb);
         for (int px = warp; px < CP_PX; px += CP_THREADS / 32) {
             const int x = x0 + px;
             if (x >= W)
@@ -57,22 +57,48 @@ __global__ void __launch_bounds__(CP_THREADS) cost_pairs_kernel(cp_args a)
             const uint64_t l = __ldg(a.cl + row + x);
             // (ad-census, NARROW: the right guide is packed in the right codes; rg unused)
             const int gl = ADC ? (int)__ldg(a.guide + row + x) : 0;
-            for (int b = 0; b < a.nb; b++) {
-                const int k = 64 * b + lane;
+            const int ib = px + D - 1 - lane; // the code of k = lane; k + j at ib - j
+            uint16_t *out = a.cost + ((size_t)yy * W + x) * (32 * NB) + lane;
+#pragma unroll
+            for (int b = 0; b < NB; b++) {
                 uint32_t v = 0;
 #pragma unroll
                 for (int h = 0; h < 2; h++) {
-                    const int kk = k + 32 * h;
-                    if (kk < D) {
-                        const int i = px + D - 1 - kk;
-                        const uint64_t r = rc[i];
+                    const int j = 64 * b + 32 * h;
+                    if (FULL || lane + j < D) {
+                        const uint64_t r = rc[ib - j];
                         const uint32_t hm = hamming<NARROW>(l, r);
-                        v |= (ADC ? gvis_adc_cost(hm, gl, NARROW ? (int)(r >> 32) : (int)rg[i], tab) : hm) << (8 * h);
+                        v |= (ADC ? gvis_adc_cost(hm, gl, NARROW ? (int)(r >> 32) : (int)rg[ib - j], tab) : hm)
+                             << (8 * h);
                     }
                 }
-                out[(size_t)x * (32 * a.nb) + 32 * b + lane] = (uint16_t)v;
+                out[32 * b] = (uint16_t)v;
             }
         }
+    }
+}
+
+template <bool NARROW, bool ADC, int NB>
+static void cp_launch_nb(dim3 grid, size_t smem, cudaStream_t s, const cp_args &a)
+{
+    if (a.D == 64 * NB)
+        cost_pairs_kernel<NARROW, ADC, NB, true><<<grid, CP_THREADS, smem, s>>>(a);
+    else
+        cost_pairs_kernel<NARROW, ADC, NB, false><<<grid, CP_THREADS, smem, s>>>(a);
+}
+
+template <bool NARROW, bool ADC>
+static void cp_launch_adc(dim3 grid, size_t smem, cudaStream_t s, const cp_args &a)
+{
+    switch (a.nb) {
+    case 1: cp_launch_nb<NARROW, ADC, 1>(grid, smem, s, a); break;
+    case 2: cp_launch_nb<NARROW, ADC, 2>(grid, smem, s, a); break;
+    case 3: cp_launch_nb<NARROW, ADC, 3>(grid, smem, s, a); break;
+    case 4: cp_launch_nb<NARROW, ADC, 4>(grid, smem, s, a); break;
+    case 5: cp_launch_nb<NARROW, ADC, 5>(grid, smem, s, a); break;
+    case 6: cp_launch_nb<NARROW, ADC, 6>(grid, smem, s, a); break;
+    case 7: cp_launch_nb<NARROW, ADC, 7>(grid, smem, s, a); break;
+    default: cp_launch_nb<NARROW, ADC, 8>(grid, smem, s, a); break;
     }
 }
 
@@ -80,9 +106,9 @@ template <bool NARROW>
 static void cp_launch(bool adc, dim3 grid, size_t smem, cudaStream_t s, const cp_args &a)
 {
     if (adc)
-        cost_pairs_kernel<NARROW, true><<<grid, CP_THREADS, smem, s>>>(a);
+        cp_launch_adc<NARROW, true>(grid, smem, s, a);
     else
-        cost_pairs_kernel<NARROW, false><<<grid, CP_THREADS, smem, s>>>(a);
+        cp_launch_adc<NARROW, false>(grid, smem, s, a);
 }
 
 extern "C" int gvis_cu_sgm_cost_pairs(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,

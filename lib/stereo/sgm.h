@@ -160,7 +160,7 @@ int gvis_sgm_cuda_per_path(int width, int height, const gvis_sgm_params *p);
  * pixels x disparities (measured faster there, slower below); GVIS_SGM_COSTVOL=1 or 0 in
  * the environment forces either where the per-path volumes are used (to time the two
  * side by side). */
-#define GVIS_SGM_COSTVOL_MIN ((size_t)192 << 20)
+#define GVIS_SGM_COSTVOL_MIN ((size_t)120 << 20)
 int gvis_sgm_cuda_costvol(int width, int height, const gvis_sgm_params *p, int per_path);
 /* Rows a band of the CUDA sum volume's vertical and diagonal paths (cuda/stereo/
  * sgm_path_band.cu), 0 for whole-image walks: as many rows as GVIS_SGM_BAND_BYTES of the

@@ -34,11 +34,12 @@ int gvis_sgm_cuda_costvol(int width, int height, const gvis_sgm_params *p, int p
     const char *e = getenv("GVIS_SGM_COSTVOL");
     if (e && *e)
         return strcmp(e, "0") != 0;
-    /* measured on an H100 (docs/notes-sgm-gpu.md, "The costs once"): 1920x1080 D = 128
-     * ad-census 3.85-3.90 ms against 4.06 from the codes, with the 9x7 census 3.99 against
-     * 4.77; the census cost alone (3.79 against 3.71), D = 64 (2.65 against 2.62) and the
-     * small images (1242x375 1.03 against 0.99, 1024x440 0.87 against 0.78), whose walks are
-     * bound by their steps' latency rather than their instructions, lose */
+    /* measured on an H100 (docs/notes-sgm-gpu.md, "The costs once"): 1920x1080 ad-census
+     * 3.75 ms against 4.03 from the codes at D = 128, 2.56 against 2.62 at D = 64, the 9x7
+     * census 3.83 against 4.75; the census cost alone ties (3.71 against 3.70); the small
+     * images (1242x375 and 1024x440 at D = 128: 60 M cells), whose walks are bound by their
+     * steps' latency rather than their instructions, lose (1.00 against 0.99 with the L2
+     * prefetch, 1.15 without; 0.85 against 0.78) */
     return (p->cost == GVIS_COST_ADCENSUS || p->census == GVIS_CENSUS_9X7) &&
            (size_t)width * height * p->max_disp >= GVIS_SGM_COSTVOL_MIN;
 }
