@@ -2,7 +2,8 @@
  * bit-identical boxes and scores, on awkward sizes (1 row, tile and sort-chunk edges,
  * several sort chunks, candidate counts past the reduce kernel's prefetch), both
  * layouts, class-aware, agnostic, fast NMS, --max-det; the same error for a NaN; and
- * the torchvision keep-lists.  Exits 77 where no GPU is usable. */
+ * the torchvision keep-lists; candidate counts about the sort's chunk edges (2048, 4096).
+ * Exits 77 where no GPU is usable. */
 #include <math.h>
 #include <string.h>
 
@@ -129,6 +130,73 @@ static void errors(gvis_ctx *gpu)
     }
 }
 
+/* A tensor of N rows of which exactly M (chosen at random) score at least 0.25, with
+ * five score values among them (ties broken by row) and make()'s clustered boxes. */
+static float *make_count(size_t N, int C, int layout, size_t M)
+{
+    float *p = make(N, C, layout, 0.3);
+    size_t K = (size_t)C + (layout == GVIS_YOLO_V5 ? 5 : 4), first = layout == GVIS_YOLO_V5 ? 5 : 4;
+    size_t *idx = malloc(N * sizeof *idx);
+    for (size_t r = 0; r < N; r++)
+        idx[r] = r;
+    for (size_t i = 0; i < M; i++) { /* the first M of a random permutation */
+        size_t j = i + t_rand() % (N - i), x = idx[i];
+        idx[i] = idx[j];
+        idx[j] = x;
+    }
+#define AT(r, k) (*(layout == GVIS_YOLO_V5 ? &p[(r) * K + (k)] : &p[(k) * N + (r)]))
+    for (size_t r = 0; r < N; r++) {
+        if (layout == GVIS_YOLO_V5)
+            AT(r, 4) = 0.0f; /* objectness 0: below conf */
+        for (size_t k = first; k < K; k++)
+            AT(r, k) = (float)(t_uniform() * 0.1);
+    }
+    for (size_t i = 0; i < M; i++) {
+        size_t r = idx[i];
+        if (layout == GVIS_YOLO_V5)
+            AT(r, 4) = 1.0f;
+        size_t k = first + t_rand() % (size_t)C;
+        AT(r, k) = 0.5f + 0.125f * (float)(t_rand() % 5);
+    }
+#undef AT
+    free(idx);
+    return p;
+}
+
+/* Candidate counts about the sort's chunk edges (2048 and 4096 candidates a chunk, one or
+ * more chunks and the merge), each against the CPU and (N <= 5000) through the replayed
+ * graph.  Counts innermost: consecutive calls differ in their data only. */
+static void chunk_edges(gvis_ctx *gpu)
+{
+    static const size_t counts[] = {0, 1, 1024, 2047, 2048, 2049, 4095, 4096, 4097};
+    const size_t N = 4800;
+    for (int mode = 0; mode < 5; mode++)
+        for (int lc = 0; lc < 3; lc++) {
+            int layout = lc == 2 ? 8 : 5, C = lc == 1 ? 3 : 80;
+            if (quick > 1 && (mode > 0 || lc > 0))
+                continue;
+            gvis_yolo_shape s = {(gvis_yolo_layout)layout, N, C};
+            /* aware, agnostic, fast, --max-det 5 at iou 0.7, agnostic fast --max-det 100 */
+            gvis_yolo_params prm = {0.25, mode == 3 ? 0.7 : 0.45, mode == 1 || mode == 4, mode == 2 || mode == 4,
+                                    mode == 3 ? 5 : mode == 4 ? 100 : (int)N};
+            for (size_t ci = 0; ci < sizeof counts / sizeof *counts; ci++) {
+                size_t M = counts[ci];
+                if (quick > 1 && M != 2048 && M != 2049)
+                    continue;
+                float *p = make_count(N, C, layout, M);
+                gvis_yolo_det *d = calloc(N, sizeof *d);
+                gvis_yolo_result r = {d, 0, 0};
+                CHECK_OK(gvis_yolo_decode_cpu(p, &s, &prm, &r));
+                CHECKF(r.candidates == M, "the tensor has %zu candidates, not %zu", r.candidates, M);
+                char what[160];
+                snprintf(what, sizeof what, "v%d N=%zu C=%d candidates=%zu mode=%d", layout, N, C, M, mode);
+                parity(gpu, what, p, &s, &prm);
+                free(d);
+                free(p);
+            }
+        }
+}
+
 static int load_npy(const char *path, gvis_array *a)
 {
     gvis_buf b = {0};
@@ -204,6 +272,7 @@ int main(void)
     t_seed(0);
     quick = t_quick();
     sizes(gpu);
+    chunk_edges(gpu);
     if (quick < 2) {
         errors(gpu);
         goldens(gpu);
