@@ -85,26 +85,11 @@ static int path_launch(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t
     a.sum = d_sum;
     a.sw = stride / 2;
     a.store = store;
-    // All directions in one launch: many more warps in flight to hide the latency
-    // of each line's serial walk.  A block walks WARPS horizontal lines or WARPS x 32 / sv
-    // of the others.
-    long long hl = 0, vl = 0, vsum = 0; // horizontal lines, the most and all of the others
-    for (int i = dir; i < dir + ndirs; i++) {
-        // directions 0, 1: H rows; 2, 3: W columns; 4 .. 7: W + H - 1 diagonals
-        const long long lines = i < 2 ? height : i < 4 ? width : (long long)width + height - 1;
-        if (i < 2) {
-            hl = lines;
-        } else {
-            vl = lines > vl ? lines : vl;
-            vsum += lines;
-        }
-    }
-    const int sv = path_lanes(D, vsum, census == 1);
+    int sv;
+    const dim3 grid = path_grid(width, height, D, dir, ndirs, census == 1, sv), block(WARPS * 32);
     a.dir0 = dir;
     for (int i = 0; i < ndirs; i++)
         a.dirs[i] = dir + i;
-    const long long per = (long long)WARPS * (32 / sv), bh = (hl + WARPS - 1) / WARPS, bv = (vl + per - 1) / per;
-    dim3 grid((unsigned)(bh > bv ? bh : bv), ndirs), block(WARPS * 32);
     cudaStream_t s = (cudaStream_t)stream;
     if (d_sum)
         launch_cost<true>(census, luts != nullptr, D, sv, grid, block, s, a);

@@ -17,6 +17,7 @@
 // walk, so S is the same integer (sgm_path.cu's SUM comment), bit for bit.
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sgm_cuda.h"
@@ -63,6 +64,19 @@ extern "C" size_t gvis_cu_sgm_band_state_bytes(int width, int height, int stride
     return 3 * ((size_t)width + height - 1) * (size_t)stride * sizeof(uint16_t);
 }
 
+static int band_walks(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, const uint8_t *d_guide_r,
+                      const uint8_t *luts, int width, int height, int D, int min_disp, int census, int p1, int p2,
+                      int p2_adapt, int paths, int band, uint16_t *d_sum, int stride, uint32_t *d_state,
+                      cudaStream_t s);
+
+// Whether the (1, 0) rows run on a second stream beside the bands; GVIS_SGM_OVERLAP=0 keeps
+// them before the bands on the caller's stream (to time the two).
+static bool band_overlap(void)
+{
+    const char *e = getenv("GVIS_SGM_OVERLAP");
+    return !(e && *e == '0');
+}
+
 extern "C" int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
                                          const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D,
                                          int min_disp, int census, int p1, int p2, int p2_adapt, int paths, int band,
@@ -72,11 +86,50 @@ extern "C" int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d
         (paths != 4 && paths != 8) || D < 16 || D > 512 || D % 16 || (census != 0 && census != 1) ||
         (luts && !d_guide_r && census != 1) || (long long)width + height > 0x7fffffffLL - 64)
         return (int)cudaErrorInvalidValue;
-    // the horizontal directions over whole rows: (-1, 0) stores every word, (1, 0) adds
+    // the horizontal directions over whole rows: (-1, 0) stores every word, then (1, 0) adds,
+    // on a second stream beside the band launches where band_overlap() (its 2,160 warps at
+    // 4K walk rows of 3,840 steps each, a quarter of the warp slots: alone they leave most
+    // of the issue slots idle)
     int e = gvis_cu_sgm_path_sum(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2,
-                                 p2_adapt, 0, 2, 0, d_sum, stride, stream);
+                                 p2_adapt, 1, 1, 0, d_sum, stride, stream);
     if (e)
         return e;
+    cudaStream_t s = (cudaStream_t)stream, s2 = nullptr;
+    cudaEvent_t ev[2] = {nullptr, nullptr};
+    const bool ov = band_overlap() && cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking) == cudaSuccess &&
+                    cudaEventCreateWithFlags(&ev[0], cudaEventDisableTiming) == cudaSuccess &&
+                    cudaEventCreateWithFlags(&ev[1], cudaEventDisableTiming) == cudaSuccess &&
+                    cudaEventRecord(ev[0], s) == cudaSuccess && cudaStreamWaitEvent(s2, ev[0], 0) == cudaSuccess;
+    (void)cudaGetLastError(); // a failed stream or event only means no overlap
+    e = gvis_cu_sgm_path_sum(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2,
+                             p2_adapt, 0, 1, 1, d_sum, stride, ov ? s2 : s);
+    if (!e)
+        e = band_walks(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2, p2_adapt,
+                       paths, band, d_sum, stride, d_state, s);
+    if (ov) {
+        // the caller's stream goes on after both (the sums are whole once both are done)
+        const cudaError_t j = cudaEventRecord(ev[1], s2);
+        const cudaError_t w = j == cudaSuccess ? cudaStreamWaitEvent(s, ev[1], 0) : j;
+        if (!e && w != cudaSuccess)
+            e = (int)w;
+        if (w != cudaSuccess)
+            cudaStreamSynchronize(s2); // no join in the stream: wait here instead
+    }
+    for (int i = 0; i < 2; i++)
+        if (ev[i])
+            cudaEventDestroy(ev[i]);
+    if (s2)
+        cudaStreamDestroy(s2);
+    return e;
+}
+
+// The vertical and diagonal directions in bands, on stream s.
+static int band_walks(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, const uint8_t *d_guide_r,
+                      const uint8_t *luts, int width, int height, int D, int min_disp, int census, int p1, int p2,
+                      int p2_adapt, int paths, int band, uint16_t *d_sum, int stride, uint32_t *d_state,
+                      cudaStream_t s)
+{
+    int e;
     path_args a = path_args_common(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, p1, p2, p2_adapt);
     a.sum = reinterpret_cast<uint32_t *>(d_sum);
     a.sw = stride / 2;
@@ -84,7 +137,6 @@ extern "C" int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d
     a.state = d_state;
     const int nv = paths == 8 ? 3 : 1; // (0, 1) (1, 1) (-1, 1) down, (0, -1) (-1, -1) (1, -1) up
     const int nb = (height + band - 1) / band;
-    cudaStream_t s = (cudaStream_t)stream;
     for (int pass = 0; pass < 2; pass++) {
         static const int down[3] = {2, 4, 6}, up[3] = {3, 5, 7};
         for (int i = 0; i < nv; i++)

@@ -510,6 +510,28 @@ static inline int path_lanes(int D, long long lines, bool narrow_ok)
     return s;
 }
 
+// The grid of one launch of directions dir .. dir + ndirs - 1 (all in one launch: many more
+// warps in flight to hide the latency of each line's serial walk; a block walks WARPS
+// horizontal lines or WARPS x 32 / sv of the others) and sv, the lanes a line of its
+// vertical and diagonal directions (path_lanes; the horizontal ones: 32).
+static inline dim3 path_grid(int width, int height, int D, int dir, int ndirs, bool narrow_ok, int &sv)
+{
+    long long hl = 0, vl = 0, vsum = 0; // horizontal lines, the most and all of the others
+    for (int i = dir; i < dir + ndirs; i++) {
+        // directions 0, 1: H rows; 2, 3: W columns; 4 .. 7: W + H - 1 diagonals
+        const long long lines = i < 2 ? height : i < 4 ? width : (long long)width + height - 1;
+        if (i < 2) {
+            hl = lines;
+        } else {
+            vl = lines > vl ? lines : vl;
+            vsum += lines;
+        }
+    }
+    sv = path_lanes(D, vsum, narrow_ok);
+    const long long per = (long long)WARPS * (32 / sv), bh = (hl + WARPS - 1) / WARPS, bv = (vl + per - 1) / per;
+    return dim3((unsigned)(bh > bv ? bh : bv), ndirs);
+}
+
 } // namespace
 
 #endif

@@ -55,24 +55,11 @@ extern "C" int gvis_cu_sgm_path_pairs(const uint16_t *d_cost, const uint8_t *d_g
     a.cy0 = 0;
     a.cy1 = height;
     a.pf = pp_prefetch();
-    // as sgm_path.cu's path_launch: all directions in one launch, a block WARPS horizontal
-    // lines or WARPS x 32 / sv of the others
-    long long hl = 0, vl = 0, vsum = 0;
-    for (int i = dir; i < dir + ndirs; i++) {
-        const long long lines = i < 2 ? height : i < 4 ? width : (long long)width + height - 1;
-        if (i < 2) {
-            hl = lines;
-        } else {
-            vl = lines > vl ? lines : vl;
-            vsum += lines;
-        }
-    }
-    const int sv = path_lanes(D, vsum, true);
+    int sv;
+    const dim3 grid = path_grid(width, height, D, dir, ndirs, true, sv), block(WARPS * 32);
     a.dir0 = dir;
     for (int i = 0; i < ndirs; i++)
         a.dirs[i] = dir + i;
-    const long long per = (long long)WARPS * (32 / sv), bh = (hl + WARPS - 1) / WARPS, bv = (vl + per - 1) / per;
-    const dim3 grid((unsigned)(bh > bv ? bh : bv), ndirs), block(WARPS * 32);
     cudaStream_t s = (cudaStream_t)stream;
     if (D <= 64)
         pp_launch_lanes<1>(D, sv, grid, block, s, a);
