@@ -63,8 +63,10 @@ int gvis_cu_sgm_path_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8
 /* sgm_path_band.cu: the same sum volume as gvis_cu_sgm_path_sum with add = 0 over all
  * `paths` (4 or 8) directions, the vertical and diagonal ones walked in bands of `band` rows
  * (>= 1) so that a band of the volume stays in L2 for its 3 directions: the horizontal
- * directions over whole rows, then the downward directions band by band from the top, then
- * the upward ones from the bottom.  d_state (gvis_cu_sgm_band_state_bytes) carries each
+ * directions over whole rows ((-1, 0) first; (1, 0) on a second stream of the current device
+ * beside the bands, unless GVIS_SGM_OVERLAP=0; the stream waits for it before returning),
+ * then the downward directions band by band from the top, then the upward ones from the
+ * bottom.  d_state (gvis_cu_sgm_band_state_bytes) carries each
  * line's path costs from one band to the next.  Bit-identical to gvis_cu_sgm_path_sum. */
 size_t gvis_cu_sgm_band_state_bytes(int width, int height, int stride);
 int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,

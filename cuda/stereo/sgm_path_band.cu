@@ -4,7 +4,7 @@
 // a 4K image at times unrelated to the other directions', so every 32-bit reduction misses
 // L2 and is a DRAM read-modify-write (ncu: 31.7 GB for 7 directions, 16.2 ms on an H100).
 // Here the horizontal directions still walk whole rows (a line is a row: 2 launches,
-// the first stores), and the vertical and diagonal directions walk bands of `band` rows,
+// the first stores; the second runs on a second stream beside the bands), and the vertical and diagonal directions walk bands of `band` rows,
 // top to bottom for the three downward directions, then bottom to top for the three
 // upward ones, one launch a band.  The warps of a launch walk its band nearly in step, so
 // the 3 directions mostly add into rows still in L2: a row of the volume is read from DRAM
