@@ -44,6 +44,9 @@ for k in gauss hist disp; do
     mkdir -p "$d"
     wait_ms=$((RANDOM % span))
     "args_$k" "$d"
+    # made first: a signal that reaches the forked shell before it opens the redirection
+    # (a loaded machine, a few ms) kills it with no file (a CI run saw grep find none)
+    : >"$d.err"
     "$GVIS" "${A[@]}" 2>"$d.err" &
     pid=$!
     sleep "$((wait_ms / 1000)).$(printf %03d $((wait_ms % 1000)))"
