@@ -31,9 +31,9 @@ static void pp_launch_lanes(int D, int sv, dim3 grid, dim3 block, cudaStream_t s
 }
 
 // The L2 prefetch distance in steps (0: none); GVIS_SGM_PF overrides it (a tuning knob).
-// On an H100 4 steps ahead made the small images' walks 12-15 % faster (1242x375: 1.03
-// against 1.18 ms), whose steps wait on their loads, and the large ones 1 % slower (1080p
-// 3.90 against 3.85, 4K per path 14.27 against 14.16); the pipeline takes this stage at the
+// On an H100 4 steps ahead made the small images 10-13 % faster (1242x375: 1.00-1.03 against
+// 1.15-1.18 ms) and the large ones 1-2 % slower (1080p 3.81 against 3.75, 4K per path 13.89
+// against 13.78); the pipeline takes this stage at the
 // large sizes only (gvis_sgm_cuda_costvol).
 static int pp_prefetch(void)
 {
