@@ -1,7 +1,11 @@
-// SGM winner takes all (lib/stereo/sgm.h step 5) for the left and the right view, two kernels:
+// SGM winner takes all (lib/stereo/sgm.h step 5) for the left and the right view, three
+// kernels, all computing the CPU's picks exactly:
 //
-// wta_ring_kernel (D <= 256, the usual case): one pass over the path volumes through a
-// ring of sums in shared memory (see its comment).
+// wta_tile_kernel (sgm_wta_tile.cu; D = 64, 128, 256, the default there): a thread a
+// pixel, scanning its sums serially from shared memory.
+//
+// wta_ring_kernel (D <= 256): one pass over the path volumes through a ring of sums in
+// shared memory (see its comment), a warp a pixel.
 //
 // wta_kernel (D > 256, whose ring would not fit): one block per row, each thread 4
 // disparities of a pixel (32-bit loads).  Pass 1 sums the path volumes per (x, k) and
@@ -14,25 +18,12 @@
 #include <stdint.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sgm_cuda.h"
+#include "sgm_wta.cuh"
 
 #define THREADS 512
-#define NONE 0xffffffffu
-
-struct wta_args {
-    const uint8_t *lr;     // the per-path u8 volumes, or
-    const uint32_t *sum;   // the u16 sum volume (layout: sgm_cuda.h), sw words a pixel
-    int sw;
-    size_t vol;
-    int npaths, width, height, D, M, U, subpixel;
-    int16_t *left, *right;
-};
-
-struct px_state {
-    uint32_t best, second;
-    uint16_t lo, hi; // S(k0 - 1), S(k0 + 1)
-};
 
 // The sums S of 4 consecutive disparities of one cell group (4-byte aligned: D is a
 // multiple of 16): one 32-bit load per path, bytes added as 16-bit pairs (8 x 255 fits).
@@ -61,43 +52,6 @@ __device__ __forceinline__ void sum4(const wta_args &a, size_t cell, uint32_t (&
     s[1] = odd & 0xffff;
     s[2] = even >> 16;
     s[3] = odd >> 16;
-}
-
-// The sums S of 8 consecutive disparities (8-byte aligned: D is a multiple of 16) as
-// four u16 pairs in disparity order, ready for the ring.
-template <int NP>
-__device__ __forceinline__ uint4 sum8(const wta_args &a, size_t cell)
-{
-    uint32_t e0 = 0, o0 = 0, e1 = 0, o1 = 0;
-#pragma unroll
-    for (int p = 0; p < (NP ? NP : a.npaths); p++) {
-        const uint2 v = __ldg(reinterpret_cast<const uint2 *>(a.lr + p * a.vol + cell));
-        e0 += v.x & 0x00ff00ffu;
-        o0 += (v.x >> 8) & 0x00ff00ffu;
-        e1 += v.y & 0x00ff00ffu;
-        o1 += (v.y >> 8) & 0x00ff00ffu;
-    }
-    // e holds k and k + 2, o k + 1 and k + 3 (16 bits each, 8 x 255 fits)
-    return make_uint4(__byte_perm(e0, o0, 0x5410), __byte_perm(e0, o0, 0x7632), __byte_perm(e1, o1, 0x5410),
-                      __byte_perm(e1, o1, 0x7632));
-}
-
-__device__ __forceinline__ int16_t finish(const px_state &st, int klo, int khi, int U, int subpixel, int M)
-{
-    if (klo > khi || st.best == NONE)
-        return (int16_t)(16 * (M - 1));
-    const uint32_t best = st.best >> 16;
-    const int k0 = (int)(st.best & 0xffff);
-    if (st.second != NONE && 256u * best > (uint32_t)U * st.second)
-        return (int16_t)(16 * (M - 1));
-    int off = 0;
-    if (subpixel && k0 - 1 >= klo && k0 + 1 <= khi) {
-        const int a = st.lo, b = st.hi, c = (int)best;
-        const int num = a - b, den = a + b - 2 * c;
-        if (den > 0)
-            off = num >= 0 ? (16 * num + den) / (2 * den) : -((16 * -num + den) / (2 * den));
-    }
-    return (int16_t)(16 * (M + k0) + off);
 }
 
 __global__ void __launch_bounds__(THREADS) wta_kernel(wta_args a)
@@ -219,7 +173,6 @@ __global__ void __launch_bounds__(THREADS) wta_kernel(wta_args a)
 // DRAM: a row is 2 MB at 1080p and D = 128), which cost half the WTA's time.
 // GVIS_SGM_WTA_TWO_PASS=1 selects it for any D (for timing the two side by side).
 #define RC 64
-#define SUMV (-1) // wta_ring_kernel's NP for the sum volume
 
 // The winner of one pixel from the ring, a warp: lane l holds S(k) for k = l + 32 i
 // (i < KP) in registers, read from row (row0 + diag * k) mod R; values outside
@@ -399,10 +352,21 @@ __global__ void __launch_bounds__(THREADS) wta_ring_kernel(wta_args a)
 }
 
 // Shared memory of the one-pass kernel, or 0 where it does not fit (D > 256).
+// The shared memory a block may have on the current device (227 KiB on an H100, 163 on
+// an A100, 99 on sm_86 / sm_89), or 200 KiB when the device cannot be asked.
+static size_t smem_limit()
+{
+    int dev = 0, v = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess || v <= 0)
+        return 200 * 1024;
+    return (size_t)v;
+}
+
 static size_t ring_bytes(int D)
 {
     const size_t b = (size_t)(D + RC) * D * sizeof(uint16_t);
-    return b <= 200 * 1024 ? b : 0;
+    return b <= 200 * 1024 && b <= smem_limit() ? b : 0;
 }
 
 template <int KP, int NP>
@@ -426,15 +390,28 @@ static int ring_launch(const wta_args &a, size_t bytes, void *stream)
                            : ring_launch_np<KP, 0>(a, bytes, stream);
 }
 
-static bool use_ring(int D)
+// The kernel for D: GVIS_SGM_WTA=tile|ring|two-pass (read at each call, for timing them
+// side by side; GVIS_SGM_WTA_TWO_PASS=1 is the older name of two-pass); by default the
+// thread-a-pixel kernel where it exists (D = 64, 128, 256), else the ring (D <= 256), else
+// the two-pass kernel.
+enum wta_kind { WTA_TILE, WTA_RING, WTA_TWO_PASS };
+
+static wta_kind pick_kind(int D)
 {
-    return ring_bytes(D) && !getenv("GVIS_SGM_WTA_TWO_PASS");
+    const char *e = getenv("GVIS_SGM_WTA");
+    const bool two = getenv("GVIS_SGM_WTA_TWO_PASS") || (e && !strcmp(e, "two-pass"));
+    if (two || !ring_bytes(D))
+        return WTA_TWO_PASS;
+    const size_t tb = wta_tile_bytes(D);
+    if ((e && !strcmp(e, "ring")) || !tb || tb > smem_limit())
+        return WTA_RING;
+    return WTA_TILE;
 }
 
 extern "C" int gvis_cu_sgm_wta_max_width(int D)
 {
-    // the ring's size depends on D only; the two-pass kernel keeps two states a pixel
-    return use_ring(D) ? INT_MAX : (int)((200 * 1024) / (2 * sizeof(px_state)));
+    // the ring and the tile depend on D only; the two-pass kernel keeps two states a pixel
+    return pick_kind(D) != WTA_TWO_PASS ? INT_MAX : (int)((200 * 1024) / (2 * sizeof(px_state)));
 }
 
 static int wta_launch(wta_args &a, void *stream)
@@ -442,8 +419,11 @@ static int wta_launch(wta_args &a, void *stream)
     const int width = a.width, height = a.height, D = a.D;
     if (width <= 0 || height <= 0 || D < 16 || D % 16 || width > gvis_cu_sgm_wta_max_width(D))
         return (int)cudaErrorInvalidValue;
+    const wta_kind kind = pick_kind(D);
+    if (kind == WTA_TILE)
+        return wta_tile_launch(a, stream);
     const size_t rb = ring_bytes(D);
-    if (use_ring(D)) {
+    if (kind == WTA_RING) {
         switch ((D + 31) / 32) {
         case 1:
             return ring_launch<1>(a, rb, stream);
