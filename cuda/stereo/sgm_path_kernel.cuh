@@ -490,8 +490,9 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
 // is taken where `narrow` (the caller's: the whole-image walks of the symmetric census)
 // and the launch still has 16 warps a multiprocessor or more (1024x440 with 4 paths: 1,024
 // warps of 16 lanes ran 13 % slower than 2,048 of 32).  The 9x7 census (two words a code)
-// ran 16 % slower narrow at 1080p, and the short launches of the banded sum 5-7 % slower on
-// one H100 (3-6 % faster on another): both keep 32.  Measured in docs/notes-sgm-gpu.md.
+// ran 16 % slower narrow at 1080p, and the short launches of the banded sum at D = 128 5-7 %
+// slower on one H100 (3-6 % faster on another): both keep 32 (the bands take 8 lanes at
+// D <= 64: sgm_path_band.cu).  Measured in docs/notes-sgm-gpu.md.
 // GVIS_SGM_LANES overrides the rule: 32 keeps a warp a line, a value below 32 takes the
 // narrow layout wherever D has one (a tuning and test knob, read at each launch).
 static inline int path_lanes(int D, long long lines, bool narrow_ok)
