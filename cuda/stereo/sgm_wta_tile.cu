@@ -2,10 +2,11 @@
 //
 // The ring kernel (sgm_wta.cu) gives a pixel to a warp: each lane holds D / 32 sums, and
 // every pick ends in warp-wide reductions and a shared-memory state that another pass
-// finishes.  At 4K it ran ~2.7 ms for 1.06 G sums (SM 80 %, DRAM 0.78 TB/s): bound by
-// its instructions, ~240 a pixel.  Here a thread scans one pixel's D sums serially from
-// shared memory (the minimum with its k, then the second minimum away from it), keeping
-// everything in registers, and finishes the pixel itself: ~7 instructions a sum and view.
+// finishes.  At 4K (D = 128) it ran 3.39 ms under ncu for 1.06 G sums, bound by its
+// instructions (~280 a pixel, SM 81 %), not by its 2.1 GB.  Here a thread scans one
+// pixel's D sums serially from shared memory (the minimum with its k, then the second
+// minimum away from it), keeping everything in registers, and finishes the pixel itself:
+// ~65 warp instructions a pixel, 1.40 ms (docs/notes-sgm-gpu.md).
 //
 // A block walks one row in chunks of TC pixels.  Its buffer holds TC + D - 1 rows of
 // D / 2 + 1 words (the sums of one pixel in disparity order, two a word, then a word of
