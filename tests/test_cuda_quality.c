@@ -23,29 +23,7 @@ int main(void)
 #else
 #include "quality_cuda.h"
 #include "sgm_cuda.h"
-
-static gvis_cu_job *job;
-
-static void *dev(int slot, size_t bytes)
-{
-    void *p = NULL;
-    if (gvis_cu_buffer(job, slot, bytes ? bytes : 1, &p)) {
-        fprintf(stderr, "device buffer of %zu bytes failed\n", bytes);
-        exit(1);
-    }
-    return p;
-}
-
-static void up(void *d, const void *h, size_t bytes)
-{
-    CHECK(gvis_cu_upload2d(job, d, bytes, h, bytes, bytes, 1) == 0);
-}
-
-static void down(void *h, const void *d, size_t bytes)
-{
-    CHECK(gvis_cu_download2d(job, h, bytes, d, bytes, bytes, 1) == 0);
-    CHECK(gvis_cu_sync(job) == 0);
-}
+#include "cuda_testlib.h"
 
 static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 

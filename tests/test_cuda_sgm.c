@@ -18,8 +18,8 @@ int main(void)
 }
 #else
 #include "sgm_cuda.h"
+#include "cuda_testlib.h"
 
-static gvis_cu_job *job;
 static void *stream;
 static int verbose;
 static double t_start;
@@ -32,28 +32,6 @@ static void progress(const char *what)
         printf("[%8.1f ms] %s\n", gvis_now_ms() - t_start, what);
         fflush(stdout);
     }
-}
-
-static void *dev(int slot, size_t bytes)
-{
-    void *p = NULL;
-    int err = gvis_cu_buffer(job, slot, bytes ? bytes : 1, &p);
-    if (err) {
-        fprintf(stderr, "device buffer of %zu bytes: %s\n", bytes, gvis_cu_strerror(err));
-        exit(1);
-    }
-    return p;
-}
-
-static void up(void *d, const void *h, size_t bytes)
-{
-    CHECK(gvis_cu_upload2d(job, d, bytes, h, bytes, bytes, 1) == 0);
-}
-
-static void down(void *h, const void *d, size_t bytes)
-{
-    CHECK(gvis_cu_download2d(job, h, bytes, d, bytes, bytes, 1) == 0);
-    CHECK(gvis_cu_sync(job) == 0);
 }
 
 static size_t count_diff(const void *a, const void *b, size_t n, size_t elem)

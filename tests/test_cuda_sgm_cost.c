@@ -17,23 +17,7 @@ int main(void)
 }
 #else
 #include "sgm_cuda.h"
-
-static gvis_cu_job *job;
-
-static void *dev(int slot, size_t bytes)
-{
-    void *p = NULL;
-    if (gvis_cu_buffer(job, slot, bytes ? bytes : 1, &p)) {
-        fprintf(stderr, "device buffer of %zu bytes failed\n", bytes);
-        exit(1);
-    }
-    return p;
-}
-
-static void up(void *d, const void *h, size_t bytes)
-{
-    CHECK(gvis_cu_upload2d(job, d, bytes, h, bytes, bytes, 1) == 0);
-}
+#include "cuda_testlib.h"
 
 static void check(int W, int H, int D, int M, int census)
 {
