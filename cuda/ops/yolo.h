@@ -41,6 +41,7 @@ typedef struct {
     float *sbox;         /* rows x 4, in sorted order */
     int32_t *srec;       /* rows x 2: class, score bits, in sorted order */
     int32_t *srow;       /* rows, in sorted order */
+    uint32_t *rank;      /* rows: each candidate's place in the sorted order (few candidates) */
     uint64_t *kept;      /* ceil(rows/64): kept bits per 64-box tile */
     int32_t *base;       /* ceil(rows/64): detections before each tile */
     uint64_t *mask;      /* rows x ceil(rows/64): bit j of word (i, t): box 64t+j suppressed by box i */
@@ -54,10 +55,10 @@ static inline size_t gvis_cu_yolo_layout(void *d_scratch, size_t rows, gvis_cu_y
     size_t tiles = (rows + 63) / 64;
     if (tiles > SIZE_MAX / 8 / rows)
         return 0;
-    size_t sizes[9] = {rows * 8, rows * 16, rows * 8, rows * 16, rows * 8, rows * 4, tiles * 8, tiles * 4,
-                       rows * tiles * 8};
-    size_t off[9], total = 0;
-    for (int i = 0; i < 9; i++) {
+    size_t sizes[10] = {rows * 8, rows * 16, rows * 8, rows * 16, rows * 8, rows * 4, tiles * 8, tiles * 4,
+                        rows * tiles * 8, rows * 4};
+    size_t off[10], total = 0;
+    for (int i = 0; i < 10; i++) {
         off[i] = total;
         size_t a = (sizes[i] + 255) & ~(size_t)255;
         if (a < sizes[i] || total > SIZE_MAX - a)
@@ -75,6 +76,7 @@ static inline size_t gvis_cu_yolo_layout(void *d_scratch, size_t rows, gvis_cu_y
         s->kept = (uint64_t *)(b + off[6]);
         s->base = (int32_t *)(b + off[7]);
         s->mask = (uint64_t *)(b + off[8]);
+        s->rank = (uint32_t *)(b + off[9]);
     }
     return total;
 }

@@ -31,6 +31,7 @@ __device__ __forceinline__ void store_candidate(const gvis_cu_yolo_scratch &s, u
     reinterpret_cast<float4 *>(s.box_by_row)[row] = b;
     reinterpret_cast<int2 *>(s.rec_by_row)[row] = make_int2(cls, __float_as_int(score));
     s.keys[slot] = (uint64_t)desc_key(score) << 32 | row;
+    s.rank[slot] = 0; // counted up by yolo_sort.cu's rank_count where the candidates are few
 }
 
 // The better of two (value, index) pairs: larger value, then lower index; index
