@@ -21,18 +21,6 @@ int main(void)
 #include "cuda_testlib.h"
 
 static void *stream;
-static int verbose;
-static double t_start;
-
-/* Progress on stdout, flushed, so that a run stopped by a timeout still says where it
- * was; GVIS_TEST_VERBOSE=1 adds the steps inside each case. */
-static void progress(const char *what)
-{
-    if (verbose || what[0] != ' ') {
-        printf("[%8.1f ms] %s\n", gvis_now_ms() - t_start, what);
-        fflush(stdout);
-    }
-}
 
 static size_t count_diff(const void *a, const void *b, size_t n, size_t elem)
 {
@@ -483,8 +471,6 @@ int main(void)
     gvis_ctx *cpu = t_cpu_ctx();
     job = gpu->job;
     stream = gvis_cu_job_stream(job);
-    verbose = getenv("GVIS_TEST_VERBOSE") != NULL;
-    t_start = gvis_now_ms();
     progress("start");
     t_seed(61);
 

@@ -23,16 +23,6 @@ int main(void)
 #include "cuda_testlib.h"
 
 static void *stream;
-static int verbose;
-static double t_start;
-
-static void progress(const char *what)
-{
-    if (verbose || what[0] != ' ') {
-        printf("[%8.1f ms] %s\n", gvis_now_ms() - t_start, what);
-        fflush(stdout);
-    }
-}
 
 /* The kernel settings, in the environment sgm_wta.cu reads at each call. */
 static const char *const kernel_names[] = {"default", "tile", "ring", "two-pass", "GVIS_SGM_WTA_TWO_PASS=1"};
@@ -133,7 +123,7 @@ static void check_strength(const char *what, const char *view, const wta_case *c
     /* with one clear minimum a pixel, the parabola must move some of them off the grid */
     if (c->fill == F_CLEAR && c->subpixel && valid >= 20)
         CHECKF(frac > 0, "%s: %s view: no subpixel offset among %zu valid pixels: a weak test", what, view, valid);
-    if (verbose)
+    if (test_verbose())
         printf("    %s view: %zu of %zu possible valid, %zu off the grid\n", view, valid, possible, frac);
 }
 
@@ -265,8 +255,6 @@ int main(void)
     gvis_ctx *gpu = t_cuda_ctx_or_skip();
     job = gpu->job;
     stream = gvis_cu_job_stream(job);
-    verbose = getenv("GVIS_TEST_VERBOSE") != NULL;
-    t_start = gvis_now_ms();
     progress("start");
     t_seed(83);
     /* W, H, D, M, paths, subpixel, uniqueness, fill, wide stride, min valid % */
