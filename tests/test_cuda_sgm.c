@@ -210,22 +210,33 @@ static void check_pairs(int W, int H, const gvis_sgm_params *p, const uint64_t *
     if (cells * p->paths <= (200u << 20)) {
         uint8_t *d_alt = dev(13, cells * p->paths), *all = malloc(cells * p->paths), *alt = malloc(cells * p->paths);
         down(all, d_lr, cells * p->paths);
-        for (int i = 0; i < 2; i++) {
+        /* the interleaved lanes (narrow and 32) and the run layout (where D has it) */
+        for (int i = 0; i < 3; i++) {
             set_lanes(i);
+            setenv("GVIS_SGM_PAIRS_RUN", i == 2 ? "1" : "0", 1);
             CHECK(gvis_cu_memset(job, d_alt, 0x5a, cells * p->paths) == 0);
             CHECK(gvis_cu_sgm_path_pairs(d_pairs, d_guide, W, H, D, p->p1, p->p2, p->p2_adapt, 0, p->paths, d_alt,
                                          stream) == 0);
             unsetenv("GVIS_SGM_LANES");
             down(alt, d_alt, cells * p->paths);
-            CHECKF(count_diff(alt, all, cells * p->paths, 1) == 0, "%s: paths over the cost pairs (%s lanes) differ",
-                   what, i ? "32" : "narrow");
+            CHECKF(count_diff(alt, all, cells * p->paths, 1) == 0, "%s: paths over the cost pairs (%s) differ", what,
+                   i == 2 ? "run layout" : i ? "32 lanes" : "narrow lanes");
         }
-        /* one direction alone, with the L2 prefetch 3 steps ahead (default: none) */
-        setenv("GVIS_SGM_PF", "3", 1);
-        CHECK(gvis_cu_sgm_path_pairs(d_pairs, d_guide, W, H, D, p->p1, p->p2, p->p2_adapt, 1, 1, d_alt, stream) == 0);
-        unsetenv("GVIS_SGM_PF");
-        down(alt, d_alt, cells);
-        CHECKF(count_diff(alt, all + cells, cells, 1) == 0, "%s: direction 1 over the cost pairs alone differs", what);
+        /* one direction alone, with the L2 prefetch 3 steps ahead (default: none), and the
+         * last direction alone in the run layout */
+        for (int i = 0; i < 2; i++) {
+            const int d1 = i ? p->paths - 1 : 1;
+            setenv("GVIS_SGM_PF", "3", 1);
+            setenv("GVIS_SGM_PAIRS_RUN", i ? "1" : "0", 1);
+            CHECK(gvis_cu_memset(job, d_alt, 0x5a, cells) == 0);
+            CHECK(gvis_cu_sgm_path_pairs(d_pairs, d_guide, W, H, D, p->p1, p->p2, p->p2_adapt, d1, 1, d_alt, stream) ==
+                  0);
+            unsetenv("GVIS_SGM_PF");
+            down(alt, d_alt, cells);
+            CHECKF(count_diff(alt, all + (size_t)d1 * cells, cells, 1) == 0,
+                   "%s: direction %d over the cost pairs alone%s differs", what, d1, i ? " (run layout)" : "");
+        }
+        unsetenv("GVIS_SGM_PAIRS_RUN");
         free(all), free(alt);
     }
     free(pairs), free(part);
@@ -526,6 +537,16 @@ int main(void)
         check_stages(67, 3, GVIS_U8, &p, 1);
         check_stages(D, 1, GVIS_U8, &p, 1);
     }
+    /* 64 < D < 128 and not a multiple of 64: the run layout's halves past D (sgm_path_run.cuh) */
+    for (int D = 80; D <= 112; D += 32) {
+        gvis_sgm_params p;
+        gvis_sgm_defaults(&p);
+        p.max_disp = D;
+        p.min_disp = D == 80 ? -5 : 3;
+        p.paths = D == 80 ? 4 : 8;
+        p.census = D == 80 ? GVIS_CENSUS_9X7 : GVIS_CENSUS_SYM;
+        check_stages(203, 61, GVIS_U8, &p, 1);
+    }
 
     progress("stages done");
     /* the banded sum volume's edges */
@@ -541,7 +562,7 @@ int main(void)
     gvis_sgm_params p;
     for (int variant = 0; variant < 8; variant++) {
         gvis_sgm_defaults(&p);
-        p.max_disp = variant % 2 ? 64 : 32;
+        p.max_disp = variant == 2 ? 96 : variant % 2 ? 64 : 32; /* 96: the run layout (sgm_path_run.cuh) */
         p.min_disp = variant % 3 == 1 ? -16 : variant % 3 == 2 ? 16 : 0;
         p.paths = variant & 4 ? 4 : 8;
         p.fill = variant % 3 == 0;

@@ -1,16 +1,17 @@
 // SGM path aggregation (lib/stereo/sgm.h step 4) over the costs of gvis_cu_sgm_cost_pairs,
 // into one u8 volume a direction (for gvis_cu_sgm_wta): sgm_path.cu's kernel with the
 // costs read (one 16-bit load a pair of disparities) instead of computed from the census
-// codes at every step of every direction, i.e. 8 times a cost with 8 paths.  The walk, the
-// lanes a line (path_lanes; the narrow layout for any census: the codes are not read) and
-// the launch are sgm_path.cu's.
+// codes at every step of every direction, i.e. 8 times a cost with 8 paths.  For
+// 64 < D <= 128 the lanes hold runs of 16 disparities (sgm_path_run.cuh, pp_run); otherwise
+// the walk, the lanes a line (path_lanes; the narrow layout for any census: the codes are
+// not read) and the launch are sgm_path.cu's.
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sgm_cuda.h"
-#include "sgm_path_kernel.cuh"
+#include "sgm_path_run.cuh"
 
 template <int NB, int SV>
 static void pp_launch_k(int D, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
@@ -41,6 +42,17 @@ static int pp_prefetch(void)
     return e && *e ? atoi(e) : 0;
 }
 
+// The run layout for 64 < D <= 128 (sgm_path_run.cuh) unless GVIS_SGM_PAIRS_RUN=0, which
+// keeps path_kernel_il's interleaved lanes (to time the two).  On an H100 at 1920x1080,
+// D = 128, 8 paths, the run layout took 3.19 ms against 3.59 (the path kernel 2.28 against
+// 2.92 ms, half the instructions); at D = 64 (4 lanes a line, 8 lines a warp) it lost (2.56
+// against 2.31) and at D = 256 it tied (docs/notes-sgm-gpu.md, "A lane a run").
+static bool pp_run(void)
+{
+    const char *e = getenv("GVIS_SGM_PAIRS_RUN");
+    return !(e && *e == '0');
+}
+
 extern "C" int gvis_cu_sgm_path_pairs(const uint16_t *d_cost, const uint8_t *d_guide, int width, int height, int D,
                                       int p1, int p2, int p2_adapt, int dir, int ndirs, uint8_t *d_lr, void *stream)
 {
@@ -55,12 +67,40 @@ extern "C" int gvis_cu_sgm_path_pairs(const uint16_t *d_cost, const uint8_t *d_g
     a.cy0 = 0;
     a.cy1 = height;
     a.pf = pp_prefetch();
+    cudaStream_t s = (cudaStream_t)stream;
+    if (D > 64 && D <= 128 && pp_run()) {
+        // the run layout (sgm_path_run.cuh): 8 lanes a line, 16 disparities a lane
+        run_args r;
+        memset(&r, 0, sizeof r);
+        r.cost = d_cost;
+        r.guide = d_guide;
+        r.width = width;
+        r.height = height;
+        r.D = D;
+        r.p1 = p1;
+        r.p2 = p2;
+        r.p2_adapt = p2_adapt;
+        r.dir0 = dir;
+        r.lr = d_lr;
+        r.vol = a.vol;
+        long long lines = 0; // the most of the launch's directions
+        for (int i = dir; i < dir + ndirs; i++) {
+            const long long k = i < 2 ? height : i < 4 ? width : (long long)width + height - 1;
+            lines = k > lines ? k : lines;
+        }
+        const long long per = (long long)WARPS * (32 / RUN_L);
+        const dim3 grid((unsigned)((lines + per - 1) / per), ndirs);
+        if (D == 128)
+            run_kernel<true><<<grid, WARPS * 32, 0, s>>>(r);
+        else
+            run_kernel<false><<<grid, WARPS * 32, 0, s>>>(r);
+        return (int)cudaGetLastError();
+    }
     int sv;
     const dim3 grid = path_grid(width, height, D, dir, ndirs, true, sv), block(WARPS * 32);
     a.dir0 = dir;
     for (int i = 0; i < ndirs; i++)
         a.dirs[i] = dir + i;
-    cudaStream_t s = (cudaStream_t)stream;
     if (D <= 64)
         pp_launch_lanes<1>(D, sv, grid, block, s, a);
     else if (D <= 128)

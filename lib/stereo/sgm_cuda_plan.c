@@ -40,7 +40,11 @@ int gvis_sgm_cuda_costvol(int width, int height, const gvis_sgm_params *p, int p
      * images (1242x375 and 1024x440 at D = 128: 60 M cells), whose walks are bound by their
      * steps' latency rather than their instructions, lose (1.00 against 0.99 with the L2
      * prefetch, 1.15 without; 0.85 against 0.78) */
-    return (p->cost == GVIS_COST_ADCENSUS || p->census == GVIS_CENSUS_9X7) &&
+    /* With 64 < D <= 128 the walk over the volume holds a run of 16 disparities a lane
+     * (cuda/stereo/sgm_path_run.cuh), and the census cost wins too: 1920x1080 3.00 ms against
+     * 3.54 from the codes (H100, "A lane a run") */
+    return (p->cost == GVIS_COST_ADCENSUS || p->census == GVIS_CENSUS_9X7 ||
+            (p->max_disp > 64 && p->max_disp <= 128)) &&
            (size_t)width * height * p->max_disp >= GVIS_SGM_COSTVOL_MIN;
 }
 
