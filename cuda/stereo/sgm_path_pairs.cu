@@ -44,13 +44,34 @@ static int pp_prefetch(void)
 
 // The run layout for 64 < D <= 128 (sgm_path_run.cuh) unless GVIS_SGM_PAIRS_RUN=0, which
 // keeps path_kernel_il's interleaved lanes (to time the two).  On an H100 at 1920x1080,
-// D = 128, 8 paths, the run layout took 3.19 ms against 3.59 (the path kernel 2.28 against
-// 2.92 ms, half the instructions); at D = 64 (4 lanes a line, 8 lines a warp) it lost (2.56
-// against 2.31) and at D = 256 it tied (docs/notes-sgm-gpu.md, "A lane a run").
+// D = 128, 8 paths, the run layout took 3.06 ms against 3.59 (the path kernel 2.06 against
+// 2.92 ms, 0.62 G instructions against 1.48); at D = 64 (4 lanes a line, 8 lines a warp) it
+// lost (2.56 against 2.31) and at D = 256 (16 lanes) it tied (docs/notes-sgm-gpu.md, "A lane
+// a run").
 static bool pp_run(void)
 {
     const char *e = getenv("GVIS_SGM_PAIRS_RUN");
     return !(e && *e == '0');
+}
+
+// Whether the rows walk with 4 pairs a lane (16 lanes a line) instead of 8 (sgm_path_run.cuh):
+// the rows of an image wider than tall are its longest walks and finish last, so halving
+// a row's step shortens the launch where that tail is most of it, and costs instructions
+// where the launch has work enough to fill the GPU without it.  On an H100 (132
+// multiprocessors): 1920x1080 D 128 2.96 ms against 3.06, 1242x375 and 1024x440 6-9 %
+// faster, 3840x2160 per path 11.25 against 10.73.  Taken up to 12 rows a multiprocessor
+// (1,584 on an H100; nothing between 1,080 and 2,160 rows was measured);
+// GVIS_SGM_RUN_ROWS4=0/1 forces either.
+static bool pp_rows4(int height)
+{
+    const char *e = getenv("GVIS_SGM_RUN_ROWS4");
+    if (e && *e)
+        return *e == '1';
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+        return false;
+    return height <= 12 * sms;
 }
 
 extern "C" int gvis_cu_sgm_path_pairs(const uint16_t *d_cost, const uint8_t *d_guide, int width, int height, int D,
@@ -83,13 +104,14 @@ extern "C" int gvis_cu_sgm_path_pairs(const uint16_t *d_cost, const uint8_t *d_g
         r.dir0 = dir;
         r.lr = d_lr;
         r.vol = a.vol;
-        long long lines = 0; // the most of the launch's directions
+        r.rows4 = pp_rows4(height);
+        long long blocks = 0; // the most of the launch's directions
         for (int i = dir; i < dir + ndirs; i++) {
             const long long k = i < 2 ? height : i < 4 ? width : (long long)width + height - 1;
-            lines = k > lines ? k : lines;
+            const long long per = (long long)WARPS * (i < 2 && r.rows4 ? 2 : 4), b = (k + per - 1) / per;
+            blocks = b > blocks ? b : blocks;
         }
-        const long long per = (long long)WARPS * (32 / RUN_L);
-        const dim3 grid((unsigned)((lines + per - 1) / per), ndirs);
+        const dim3 grid((unsigned)blocks, ndirs);
         if (D == 128)
             run_kernel<true><<<grid, WARPS * 32, 0, s>>>(r);
         else

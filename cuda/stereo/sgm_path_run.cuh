@@ -12,7 +12,9 @@
 // and the sum volume's pairs, sgm_cuda.h).  A step loads its 16 costs with one 16-byte load,
 // finds k - 1 and k + 1 of pairs 1 .. 6 in its own registers, takes the run's two ends from
 // its neighbours (three shuffles a step instead of sixteen) and writes its 16 path costs with
-// two 8-byte stores; the line's minimum takes three rounds.  Four lines share a warp.
+// two 8-byte stores; the line's minimum takes three rounds.  Four lines share a warp.  The
+// rows may instead take 4 pairs a lane, 16 lanes a line (sgm_path_pairs.cu, pp_rows4): the
+// same layout with runs of 8.
 //
 // The same recurrence, term by term, as path_step: the same Lr integers.
 //
@@ -25,52 +27,61 @@
 
 namespace {
 
-#define RUN_L 8 // lanes a line: two blocks of 64 disparities, 16 a lane
+// A lane holds P pairs: a run of 2 P disparities (P = 8: 8 lanes a line of 128, four lines
+// a warp; P = 4: 16 lanes a line, two lines a warp, for the rows: see run_kernel).
+template <int P>
+struct run_shape {
+    static constexpr int Q = 32 / P; // lanes a block of 64 disparities
+    static constexpr int L = 2 * Q;  // lanes a line (two blocks)
+};
 
-// A lane's place: ln in its line, q = ln % 4 (the run's place in its block of 64
+// A lane's place: ln in its line, q = ln % Q (the run's place in its block of 64
 // disparities), kb its first disparity, the line's lane mask, and its valid halves.
-template <bool FULL>
+template <int P, bool FULL>
 struct run_lane {
     int ln, q, kb;
     unsigned gmask;
-    uint32_t vm[8];
+    uint32_t vm[P];
     __device__ __forceinline__ explicit run_lane(int D)
     {
+        constexpr int Q = run_shape<P>::Q, L = run_shape<P>::L;
         const int wl = threadIdx.x & 31;
-        ln = wl & (RUN_L - 1);
-        q = ln & 3;
-        kb = 64 * (ln >> 2) + 8 * q; // pair i: k = kb + i (low half), kb + i + 32 (high)
-        gmask = line_mask<RUN_L>(wl);
+        ln = wl & (L - 1);
+        q = ln & (Q - 1);
+        kb = 64 * (ln / Q) + P * q; // pair i: k = kb + i (low half), kb + i + 32 (high)
+        gmask = line_mask<L>(wl);
 #pragma unroll
-        for (int i = 0; i < 8; i++)
+        for (int i = 0; i < P; i++)
             vm[i] = FULL ? 0xffffffffu : (kb + i < D ? 0xffffu : 0u) | (kb + i + 32 < D ? 0xffff0000u : 0u);
     }
 };
 
-// One step of the recurrence for a lane's run of 8 pairs (path_step's rule):
+// One step of the recurrence for a lane's run of P pairs (path_step's rule):
 //   Lr(k) = C(k) + min(Lr'(k), min(Lr'(k-1), Lr'(k+1)) + P1, m + P2) - m
-template <bool FULL>
-__device__ __forceinline__ void run_step(const uint32_t (&prev)[8], int m, const uint32_t (&c)[8], int p1, int p2,
-                                         const run_lane<FULL> &r, uint32_t (&cur)[8])
+template <int P, bool FULL>
+__device__ __forceinline__ void run_step(const uint32_t (&prev)[P], int m, const uint32_t (&c)[P], int p1, int p2,
+                                         const run_lane<P, FULL> &r, uint32_t (&cur)[P])
 {
+    constexpr int Q = run_shape<P>::Q, L = run_shape<P>::L;
     const uint32_t BIG2 = BIG * 0x10001u, P1x2 = (uint32_t)p1 * 0x10001u;
     const int ln = r.ln, q = r.q;
-    // the run's ends: k - 1 of pair 0 and k + 1 of pair 7.  Inside a block (q = 1, 2) they
-    // are the neighbouring lanes' pairs 7 and 0.  At q = 0 the low half's k - 1 = 64 b - 1 is
-    // the high half of the lane before's pair 7 (BIG for the first block) and the high half's
-    // k + 31 the low half of lane + 3's pair 7; at q = 3 the low half's k + 1 = 64 b + 32 is
-    // the high half of lane - 3's pair 0 and the high half's 64 (b + 1) the low half of the
-    // next lane's pair 0 (BIG past the last block).
-    const uint32_t A = __shfl_sync(r.gmask, prev[7], (ln + RUN_L - 1) & (RUN_L - 1), RUN_L);
-    const uint32_t B = __shfl_sync(r.gmask, prev[0], (ln + 1) & (RUN_L - 1), RUN_L);
-    const uint32_t C =
-        __shfl_sync(r.gmask, q == 3 ? prev[7] : prev[0], q == 0 ? ln + 3 : q == 3 ? ln - 3 : ln, RUN_L);
+    // the run's ends: k - 1 of pair 0 and k + 1 of pair P - 1.  Inside a block (0 < q < Q - 1)
+    // they are the neighbouring lanes' last and first pairs.  At q = 0 the low half's
+    // k - 1 = 64 b - 1 is the high half of the lane before's last pair (BIG for the first
+    // block) and the high half's k + 31 the low half of lane + Q - 1's last pair; at q = Q - 1
+    // the low half's k + 1 = 64 b + 32 is the high half of lane - (Q - 1)'s first pair and the
+    // high half's 64 (b + 1) the low half of the next lane's first pair (BIG past the last
+    // block).
+    const uint32_t A = __shfl_sync(r.gmask, prev[P - 1], (ln + L - 1) & (L - 1), L);
+    const uint32_t B = __shfl_sync(r.gmask, prev[0], (ln + 1) & (L - 1), L);
+    const uint32_t C = __shfl_sync(r.gmask, q == Q - 1 ? prev[P - 1] : prev[0],
+                                   q == 0 ? ln + Q - 1 : q == Q - 1 ? ln - (Q - 1) : ln, L);
     const uint32_t left = q > 0 ? A : __byte_perm(ln == 0 ? BIG2 : A, C, 0x5432);
-    const uint32_t right = q < 3 ? B : __byte_perm(C, ln == RUN_L - 1 ? BIG2 : B, 0x5432);
+    const uint32_t right = q < Q - 1 ? B : __byte_perm(C, ln == L - 1 ? BIG2 : B, 0x5432);
     const uint32_t m2 = (uint32_t)m * 0x10001u, mp2 = (uint32_t)(m + p2) * 0x10001u;
 #pragma unroll
-    for (int i = 0; i < 8; i++) {
-        const uint32_t lo = i > 0 ? prev[i - 1] : left, hi = i < 7 ? prev[i + 1] : right;
+    for (int i = 0; i < P; i++) {
+        const uint32_t lo = i > 0 ? prev[i - 1] : left, hi = i < P - 1 ? prev[i + 1] : right;
         const uint32_t t2 = __vmins2(__viaddmin_s16x2(__vmins2(lo, hi), P1x2, prev[i]), mp2);
         const uint32_t v = c[i] + t2 - m2;
         cur[i] = FULL ? v : (v & r.vm[i]) | (BIG2 & ~r.vm[i]);
@@ -78,21 +89,48 @@ __device__ __forceinline__ void run_step(const uint32_t (&prev)[8], int m, const
 }
 
 // A pixel's path costs out to its direction's u8 volume at dst (the pixel's byte 0): the
-// lane's pairs are two runs of 8 bytes, k = kb .. kb + 7 and kb + 32 .. kb + 39, each wholly
+// lane's pairs are two runs of P bytes, k = kb .. kb + P - 1 and kb + 32 .., each wholly
 // below D or wholly past it (D % 16 = 0).
-template <bool FULL>
-__device__ __forceinline__ void run_put(const uint32_t (&cur)[8], const run_lane<FULL> &r, uint8_t *dst, int D)
+template <int P, bool FULL>
+__device__ __forceinline__ void run_put(const uint32_t (&cur)[P], const run_lane<P, FULL> &r, uint8_t *dst, int D)
 {
-    uint32_t t[4];
+    uint32_t t[P / 2];
 #pragma unroll
-    for (int j = 0; j < 4; j++)
+    for (int j = 0; j < P / 2; j++)
         t[j] = __byte_perm(cur[2 * j], cur[2 * j + 1], 0x6240); // the low bytes of k, k + 1, k + 32, k + 33
-    if (FULL || r.kb < D)
-        *reinterpret_cast<uint2 *>(dst + r.kb) =
-            make_uint2(__byte_perm(t[0], t[1], 0x5410), __byte_perm(t[2], t[3], 0x5410));
-    if (FULL || r.kb + 32 < D)
-        *reinterpret_cast<uint2 *>(dst + r.kb + 32) =
-            make_uint2(__byte_perm(t[0], t[1], 0x7632), __byte_perm(t[2], t[3], 0x7632));
+    if (P == 8) {
+        if (FULL || r.kb < D)
+            *reinterpret_cast<uint2 *>(dst + r.kb) =
+                make_uint2(__byte_perm(t[0], t[1], 0x5410), __byte_perm(t[P / 2 - 2], t[P / 2 - 1], 0x5410));
+        if (FULL || r.kb + 32 < D)
+            *reinterpret_cast<uint2 *>(dst + r.kb + 32) =
+                make_uint2(__byte_perm(t[0], t[1], 0x7632), __byte_perm(t[P / 2 - 2], t[P / 2 - 1], 0x7632));
+    } else {
+        if (FULL || r.kb < D)
+            *reinterpret_cast<uint32_t *>(dst + r.kb) = __byte_perm(t[0], t[1], 0x5410);
+        if (FULL || r.kb + 32 < D)
+            *reinterpret_cast<uint32_t *>(dst + r.kb + 32) = __byte_perm(t[0], t[1], 0x7632);
+    }
+}
+
+// A lane's P cost pairs from its P words of the pixel at p (u16 word: the cost of k in its
+// low byte, of k + 32 in its high byte).
+template <int P>
+__device__ __forceinline__ void run_load(const uint16_t *p, uint32_t (&cc)[P])
+{
+    uint32_t w[P / 2];
+    if (P == 8) {
+        const uint4 v = __ldg(reinterpret_cast<const uint4 *>(p));
+        w[0] = v.x, w[1] = v.y, w[P / 2 - 2] = v.z, w[P / 2 - 1] = v.w;
+    } else {
+        const uint2 v = __ldg(reinterpret_cast<const uint2 *>(p));
+        w[0] = v.x, w[P / 2 - 1] = v.y;
+    }
+#pragma unroll
+    for (int j = 0; j < P / 2; j++) {
+        cc[2 * j] = __byte_perm(w[j], 0u, 0x4140);
+        cc[2 * j + 1] = __byte_perm(w[j], 0u, 0x4342);
+    }
 }
 
 struct run_args {
@@ -102,9 +140,66 @@ struct run_args {
     int dir0;    // blockIdx.y = i walks direction dir0 + i into lr + i vol
     uint8_t *lr; // u8 volumes [y][x][k], D a pixel
     size_t vol;
+    int rows4; // the rows (directions 0 and 1) with 4 pairs a lane (16 lanes a line)
 };
 
-// A block walks WARPS x 4 lines of direction dir0 + blockIdx.y.
+// Line `line` of direction (rx, ry), P pairs a lane.
+template <int P, bool FULL>
+__device__ __forceinline__ void run_walk(const run_args &a, const uint8_t *p2lut, int line, int rx, int ry)
+{
+    constexpr int L = run_shape<P>::L;
+    const int W = a.width, H = a.height, D = a.D;
+    int x, y;
+    if (!line_start(line, rx, ry, W, H, x, y))
+        return; // the line's lanes together
+    const run_lane<P, FULL> r(D);
+    // the line's pixels, and pointers at its first one that move a pixel a step
+    const int n = min(rx > 0 ? W - x : rx < 0 ? x + 1 : 0x7fffffff, ry > 0 ? H - y : ry < 0 ? y + 1 : 0x7fffffff);
+    const long long pix = (long long)y * W + x, step = (long long)ry * W + rx;
+    const uint16_t *cp = a.cost + pix * 64 + P * r.ln;
+    const uint8_t *gp = a.guide + pix;
+    uint8_t *op = a.lr + blockIdx.y * a.vol + pix * D;
+    const uint32_t BIG2 = BIG * 0x10001u;
+    uint32_t c[P], prev[P];
+    run_load<P>(cp, c);
+    int g = __ldg(gp), gprev = 0, m = 0;
+    for (int i = 0; i < n; i++) {
+        // the next pixel's loads first (one step ahead; two or three ahead measured slower:
+        // the step's stalls are not these loads)
+        uint32_t cn[P];
+        int gn = 0;
+        if (i + 1 < n) {
+            run_load<P>(cp + step * 64, cn);
+            gn = __ldg(gp + step);
+        }
+        uint32_t cur[P];
+        if (i == 0) {
+#pragma unroll
+            for (int j = 0; j < P; j++)
+                cur[j] = FULL ? c[j] : (c[j] & r.vm[j]) | (BIG2 & ~r.vm[j]);
+        } else {
+            run_step<P, FULL>(prev, m, c, a.p1, p2lut[abs(g - gprev)], r, cur);
+        }
+        uint32_t mm = cur[0];
+#pragma unroll
+        for (int j = 0; j < P; j++) {
+            prev[j] = cur[j];
+            mm = __vmins2(mm, cur[j]);
+        }
+        run_put<P, FULL>(cur, r, op, D);
+        m = line_min<L>(min((int)(mm & 0xffffu), (int)(mm >> 16)), r.gmask);
+        gprev = g;
+        g = gn;
+        cp += step * 64;
+        gp += step;
+        op += step * D;
+#pragma unroll
+        for (int j = 0; j < P; j++)
+            c[j] = cn[j];
+    }
+}
+
+// A block walks WARPS x 4 lines of direction dir0 + blockIdx.y (WARPS x 2 rows with rows4).
 template <bool FULL>
 __global__ void __launch_bounds__(WARPS * 32) run_kernel(run_args a)
 {
@@ -115,70 +210,11 @@ __global__ void __launch_bounds__(WARPS * 32) run_kernel(run_args a)
     }
     __syncthreads();
     const int dir = a.dir0 + (int)blockIdx.y;
-    const int rx = c_dirs[dir][0], ry = c_dirs[dir][1];
-    const int W = a.width, H = a.height, D = a.D;
-    int x, y;
-    const int line = (blockIdx.x * WARPS + (threadIdx.x >> 5)) * (32 / RUN_L) + (threadIdx.x & 31) / RUN_L;
-    if (!line_start(line, rx, ry, W, H, x, y))
-        return; // the line's lanes together
-    const run_lane<FULL> r(D);
-    // the line's pixels, and pointers at its first one that move a pixel a step
-    const int n = min(rx > 0 ? W - x : rx < 0 ? x + 1 : 0x7fffffff, ry > 0 ? H - y : ry < 0 ? y + 1 : 0x7fffffff);
-    const long long pix = (long long)y * W + x, step = (long long)ry * W + rx;
-    const uint4 *cp = reinterpret_cast<const uint4 *>(a.cost) + pix * 8 + r.ln; // 8 x 16 bytes a pixel
-    const uint8_t *gp = a.guide + pix;
-    uint8_t *op = a.lr + blockIdx.y * a.vol + pix * D;
-    auto load = [&](const uint4 *p, uint32_t (&cc)[8]) {
-        const uint4 w = __ldg(p);
-        // u16 word: the cost of k in its low byte, of k + 32 in its high byte
-        cc[0] = __byte_perm(w.x, 0u, 0x4140);
-        cc[1] = __byte_perm(w.x, 0u, 0x4342);
-        cc[2] = __byte_perm(w.y, 0u, 0x4140);
-        cc[3] = __byte_perm(w.y, 0u, 0x4342);
-        cc[4] = __byte_perm(w.z, 0u, 0x4140);
-        cc[5] = __byte_perm(w.z, 0u, 0x4342);
-        cc[6] = __byte_perm(w.w, 0u, 0x4140);
-        cc[7] = __byte_perm(w.w, 0u, 0x4342);
-    };
-    const uint32_t BIG2 = BIG * 0x10001u;
-    uint32_t c[8], prev[8];
-    load(cp, c);
-    int g = __ldg(gp), gprev = 0, m = 0;
-    for (int i = 0; i < n; i++) {
-        // the next pixel's loads first (one step ahead; two or three ahead measured slower:
-        // the step's stalls are not these loads)
-        const bool more = i + 1 < n;
-        uint32_t cn[8];
-        int gn = 0;
-        if (more) {
-            load(cp + step * 8, cn);
-            gn = __ldg(gp + step);
-        }
-        uint32_t cur[8];
-        if (i == 0) {
-#pragma unroll
-            for (int j = 0; j < 8; j++)
-                cur[j] = FULL ? c[j] : (c[j] & r.vm[j]) | (BIG2 & ~r.vm[j]);
-        } else {
-            run_step<FULL>(prev, m, c, a.p1, p2lut[abs(g - gprev)], r, cur);
-        }
-        uint32_t mm = cur[0];
-#pragma unroll
-        for (int j = 0; j < 8; j++) {
-            prev[j] = cur[j];
-            mm = __vmins2(mm, cur[j]);
-        }
-        run_put<FULL>(cur, r, op, D);
-        m = line_min<RUN_L>(min((int)(mm & 0xffffu), (int)(mm >> 16)), r.gmask);
-        gprev = g;
-        g = gn;
-        cp += step * 8;
-        gp += step;
-        op += step * D;
-#pragma unroll
-        for (int j = 0; j < 8; j++)
-            c[j] = cn[j];
-    }
+    const int rx = c_dirs[dir][0], ry = c_dirs[dir][1], warp = (int)(blockIdx.x * WARPS + (threadIdx.x >> 5));
+    if (a.rows4 && ry == 0)
+        run_walk<4, FULL>(a, p2lut, warp * 2 + (threadIdx.x & 31) / 16, rx, ry);
+    else
+        run_walk<8, FULL>(a, p2lut, warp * 4 + (threadIdx.x & 31) / 8, rx, ry);
 }
 
 } // namespace
