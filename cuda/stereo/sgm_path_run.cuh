@@ -113,23 +113,37 @@ __device__ __forceinline__ void run_put(const uint32_t (&cur)[P], const run_lane
     }
 }
 
-// A lane's P cost pairs from its P words of the pixel at p (u16 word: the cost of k in its
-// low byte, of k + 32 in its high byte).
+// A lane's P words of the pixel at p, as loaded (u16 word: the cost of k in its low byte,
+// of k + 32 in its high byte), and its P cost pairs from them.  The two are apart so that
+// the load is issued a step ahead and the words are first read a step later (unpacked at
+// the load, the warp waited for it there: ncu put 63 % of the stall samples on the first
+// unpacking byte permute).
 template <int P>
-__device__ __forceinline__ void run_load(const uint16_t *p, uint32_t (&cc)[P])
-{
+struct run_words {
     uint32_t w[P / 2];
+};
+
+template <int P>
+__device__ __forceinline__ run_words<P> run_fetch(const uint16_t *p)
+{
+    run_words<P> r;
     if (P == 8) {
         const uint4 v = __ldg(reinterpret_cast<const uint4 *>(p));
-        w[0] = v.x, w[1] = v.y, w[P / 2 - 2] = v.z, w[P / 2 - 1] = v.w;
+        r.w[0] = v.x, r.w[1] = v.y, r.w[P / 2 - 2] = v.z, r.w[P / 2 - 1] = v.w;
     } else {
         const uint2 v = __ldg(reinterpret_cast<const uint2 *>(p));
-        w[0] = v.x, w[P / 2 - 1] = v.y;
+        r.w[0] = v.x, r.w[P / 2 - 1] = v.y;
     }
+    return r;
+}
+
+template <int P>
+__device__ __forceinline__ void run_unpack(const run_words<P> &r, uint32_t (&cc)[P])
+{
 #pragma unroll
     for (int j = 0; j < P / 2; j++) {
-        cc[2 * j] = __byte_perm(w[j], 0u, 0x4140);
-        cc[2 * j + 1] = __byte_perm(w[j], 0u, 0x4342);
+        cc[2 * j] = __byte_perm(r.w[j], 0u, 0x4140);
+        cc[2 * j + 1] = __byte_perm(r.w[j], 0u, 0x4342);
     }
 }
 
@@ -147,7 +161,6 @@ struct run_args {
 template <int P, bool FULL>
 __device__ __forceinline__ void run_walk(const run_args &a, const uint8_t *p2lut, int line, int rx, int ry)
 {
-    constexpr int L = run_shape<P>::L;
     const int W = a.width, H = a.height, D = a.D;
     int x, y;
     if (!line_start(line, rx, ry, W, H, x, y))
@@ -160,16 +173,16 @@ __device__ __forceinline__ void run_walk(const run_args &a, const uint8_t *p2lut
     const uint8_t *gp = a.guide + pix;
     uint8_t *op = a.lr + blockIdx.y * a.vol + pix * D;
     const uint32_t BIG2 = BIG * 0x10001u;
-    uint32_t c[P], prev[P];
-    run_load<P>(cp, c);
+    uint32_t prev[P];
+    run_words<P> w = run_fetch<P>(cp);
     int g = __ldg(gp), gprev = 0, m = 0;
     for (int i = 0; i < n; i++) {
-        // the next pixel's loads first (one step ahead; two or three ahead measured slower:
-        // the step's stalls are not these loads)
-        uint32_t cn[P];
+        uint32_t c[P];
+        run_unpack<P>(w, c);
+        // the next pixel's loads (one step ahead: read at the next step)
         int gn = 0;
         if (i + 1 < n) {
-            run_load<P>(cp + step * 64, cn);
+            w = run_fetch<P>(cp + step * 64);
             gn = __ldg(gp + step);
         }
         uint32_t cur[P];
@@ -187,15 +200,12 @@ __device__ __forceinline__ void run_walk(const run_args &a, const uint8_t *p2lut
             mm = __vmins2(mm, cur[j]);
         }
         run_put<P, FULL>(cur, r, op, D);
-        m = line_min<L>(min((int)(mm & 0xffffu), (int)(mm >> 16)), r.gmask);
+        m = line_min<run_shape<P>::L>(min((int)(mm & 0xffffu), (int)(mm >> 16)), r.gmask);
         gprev = g;
         g = gn;
         cp += step * 64;
         gp += step;
         op += step * D;
-#pragma unroll
-        for (int j = 0; j < P; j++)
-            c[j] = cn[j];
     }
 }
 
