@@ -91,20 +91,7 @@ extern "C" int gvis_cu_sgm_path_pairs(const uint16_t *d_cost, const uint8_t *d_g
     cudaStream_t s = (cudaStream_t)stream;
     if (D > 64 && D <= 128 && pp_run()) {
         // the run layout (sgm_path_run.cuh): 8 lanes a line, 16 disparities a lane
-        run_args r;
-        memset(&r, 0, sizeof r);
-        r.cost = d_cost;
-        r.guide = d_guide;
-        r.width = width;
-        r.height = height;
-        r.D = D;
-        r.p1 = p1;
-        r.p2 = p2;
-        r.p2_adapt = p2_adapt;
-        r.dir0 = dir;
-        r.lr = d_lr;
-        r.vol = a.vol;
-        r.rows4 = pp_rows4(height);
+        const run_args r = {a.cost, a.guide, width, height, D, p1, p2, p2_adapt, dir, a.lr, a.vol, pp_rows4(height)};
         long long blocks = 0; // the most of the launch's directions
         for (int i = dir; i < dir + ndirs; i++) {
             const long long k = i < 2 ? height : i < 4 ? width : (long long)width + height - 1;
