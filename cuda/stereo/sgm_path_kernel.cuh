@@ -354,13 +354,15 @@ __device__ __forceinline__ void path_walk(const path_args &a, const uint8_t *p2l
     auto load_step = [&](int px, int py, uint32_t (&cc)[NP], int &gg) {
         const size_t pix = (size_t)py * W + px;
         if (VOL) {
-            // the lane's pairs are words wofs + lane of the pixel: byte 0 -> the low half,
-            // byte 1 -> the high half
+            // the lane's pairs are words wofs + lane of the pixel, kept packed here and
+            // unpacked (byte 0 -> the low half, byte 1 -> the high half) at the step that
+            // uses them, a step after the load: unpacked where loaded, the load's latency
+            // stalled the unpack (the run kernel's finding, notes-sgm-gpu "A lane a run")
             const uint16_t *cp = a.cost + ((size_t)(py - a.cy0) * W + px) * a.cw + lane;
             gg = __ldg(a.guide + pix);
 #pragma unroll
             for (int j = 0; j < NP; j++)
-                cc[j] = __byte_perm((uint32_t)__ldg(cp + wofs<S>(j)), 0u, 0x4140);
+                cc[j] = (uint32_t)__ldg(cp + wofs<S>(j));
             return;
         }
         const uint64_t l = __ldg(a.cl + pix);
@@ -421,6 +423,11 @@ __device__ __forceinline__ void path_walk(const path_args &a, const uint8_t *p2l
                 asm volatile("prefetch.global.L2 [%0];" ::"l"(a.cost + ((size_t)(qy - a.cy0) * W + qx) * a.cw + lane));
         }
         const size_t pix = (size_t)y * W + x;
+        if (VOL) {
+#pragma unroll
+            for (int j = 0; j < NP; j++)
+                c[j] = __byte_perm(c[j], 0u, 0x4140);
+        }
         uint32_t cur[NP];
         if (first)
             first_step<NP, FULL>(c, vmask, cur);
