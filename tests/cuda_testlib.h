@@ -1,4 +1,4 @@
-/* What the CUDA stage tests share (test_cuda_sgm.c, test_cuda_sgm_wta.c, test_cuda_sgm_cost.c,
+/* What the CUDA stage tests share (test_cuda_sgm.c, test_cuda_sgm_band.c, test_cuda_sgm_wta.c, test_cuda_sgm_cost.c,
  * test_cuda_quality.c): the job every call of a test runs on, device buffers by slot, and
  * whole-buffer copies that count as failed checks when they fail, and progress lines.  Include where
  * GVIS_HAVE_CUDA is defined; set job before the first call. */

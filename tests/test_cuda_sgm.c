@@ -19,16 +19,9 @@ int main(void)
 #else
 #include "sgm_cuda.h"
 #include "cuda_testlib.h"
+#include "sgm_cuda_testlib.h"
 
 static void *stream;
-
-static size_t count_diff(const void *a, const void *b, size_t n, size_t elem)
-{
-    size_t bad = 0;
-    for (size_t i = 0; i < n; i++)
-        bad += memcmp((const uint8_t *)a + i * elem, (const uint8_t *)b + i * elem, elem) != 0;
-    return bad;
-}
 
 /* Census and guide of an image uploaded with a pitch other than its width. */
 /* The path kernels' lanes a line of the vertical and diagonal directions
@@ -65,26 +58,6 @@ static void check_census(const gvis_image *g, int census, uint64_t *h_c, uint8_t
 }
 
 static uint16_t *d_sumvol; /* the sum volume of the last check_sum_volume */
-
-/* S(p, k) of the sum volume (cuda/stereo/sgm_cuda.h's layout), read on the host. */
-static uint16_t sum_at(const uint16_t *vol, int stride, size_t pix, int k)
-{
-    return vol[pix * stride + 64 * (k / 64) + 2 * (k % 32) + (k / 32) % 2];
-}
-
-/* Compares a downloaded sum volume with a [pixel][k] reference (u16 or, with ref8, one
- * u8 direction); the padding (k >= D) must be 0. */
-static size_t sum_diff(const uint16_t *vol, int stride, size_t n, int D, const uint16_t *ref16, const uint8_t *ref8)
-{
-    size_t bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        for (int k = 0; k < stride; k++) {
-            const unsigned want = k >= D ? 0 : ref16 ? ref16[i * D + k] : ref8[i * D + k];
-            bad += sum_at(vol, stride, i, k) != want;
-        }
-    }
-    return bad;
-}
 
 /* The paths added into one u16 volume (gvis_cu_sgm_path_sum): all directions in one
  * launch, split over two launches (add = 1), and one direction alone against the CPU's
@@ -399,86 +372,6 @@ static void check_stages(int W, int H, gvis_type type, const gvis_sgm_params *p,
     gvis_image_free(&R);
 }
 
-/* The banded sum volume at its edges against the naive paths summed on the CPU: every
- * band height from 1 to past H (a sample on taller images), so that bands divide H or
- * not, H < band, H = 1 and W = 1, and the diagonals' lines cross band edges, enter
- * through the side inside a band and leave through it. */
-static void check_band_edges(int W, int H, int D, int paths, int cost, int census)
-{
-    gvis_sgm_params p;
-    gvis_sgm_defaults(&p);
-    p.max_disp = D;
-    p.min_disp = -3;
-    p.paths = paths;
-    p.cost = cost;
-    p.census = census;
-    const int stride = GVIS_SGM_SUM_STRIDE(D);
-    const size_t n = (size_t)W * H, bytes = n * stride * 2;
-    gvis_image L, R;
-    t_make(&L, W, H, 1, GVIS_U8, 1, 0);
-    t_make(&R, W, H, 1, GVIS_U8, 1, 0);
-    uint64_t *cl = malloc(n * 8), *cr = malloc(n * 8);
-    uint8_t *gl = malloc(n), *gr = malloc(n), *lr = malloc(n * D), luts[128];
-    uint16_t *ref = calloc(n * D, 2), *vol = malloc(bytes);
-    gvis_sgm_census(L.data, L.stride, 1, W, H, census, cl);
-    gvis_sgm_census(R.data, R.stride, 1, W, H, census, cr);
-    gvis_sgm_guide(&L, gl);
-    gvis_sgm_guide(&R, gr);
-    gvis_sgm_cost_luts(census, luts, luts + 64);
-    for (int dir = 0; dir < paths; dir++) {
-        gvis_sgm_path_ref(cl, cr, gl, gl, gr, W, H, &p, dir, lr);
-        for (size_t i = 0; i < n * D; i++)
-            ref[i] = (uint16_t)(ref[i] + lr[i]);
-    }
-    uint64_t *d_cl = dev(1, n * 8), *d_cr = dev(2, n * 8);
-    uint8_t *d_gl = dev(3, n), *d_gr = dev(10, n);
-    uint16_t *d_vol = dev(11, bytes);
-    const size_t sbytes = gvis_cu_sgm_band_state_bytes(W, H, stride);
-    uint32_t *d_state = dev(12, sbytes);
-    up(d_cl, cl, n * 8);
-    up(d_cr, cr, n * 8);
-    up(d_gl, gl, n);
-    up(d_gr, gr, n);
-    const uint8_t *tab = cost == GVIS_COST_ADCENSUS ? luts : NULL;
-    if (tab && census == GVIS_CENSUS_SYM) /* the path kernels read the right guide from the codes */
-        CHECK(gvis_cu_sgm_pack_guide(d_cr, d_gr, n, stream) == 0);
-    for (int band = 1; band <= H + 1; band += H <= 12 ? 1 : band < 4 ? 1 : band < H - 2 ? (H + 5) / 6 : 1) {
-        CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0 && gvis_cu_memset(job, d_state, 0x5c, sbytes) == 0);
-        set_lanes(band);
-        CHECK(gvis_cu_sgm_path_sum_band(d_cl, d_cr, d_gl, d_gr, tab, W, H, D, p.min_disp, census, p.p1, p.p2,
-                                        p.p2_adapt, paths, band, d_vol, stride, d_state, stream) == 0);
-        unsetenv("GVIS_SGM_LANES");
-        down(vol, d_vol, bytes);
-        size_t bad = sum_diff(vol, stride, n, D, ref, NULL);
-        CHECKF(bad == 0, "band edges %dx%d D %d paths %d %s: bands of %d rows: %zu of %zu values differ", W, H, D,
-               paths, cost == GVIS_COST_ADCENSUS ? "ad-census" : "census", band, bad, n * stride);
-    }
-    free(cl), free(cr), free(gl), free(gr), free(lr), free(ref), free(vol);
-    gvis_image_free(&L);
-    gvis_image_free(&R);
-}
-
-/* The whole pipeline through gvis_sgm on both devices. */
-static void check_pipeline(gvis_ctx *cpu, gvis_ctx *gpu, int W, int H, int channels, gvis_type type,
-                           const gvis_sgm_params *p)
-{
-    gvis_image L, R;
-    t_make(&L, W, H, channels, type, 1, 64);
-    t_make(&R, W, H, channels, type, 1, 0);
-    gvis_disp a, ar, b, br;
-    int ra = gvis_sgm(cpu, &L, &R, p, &a, &ar), rb = gvis_sgm(gpu, &L, &R, p, &b, &br);
-    CHECKF(ra == GVIS_OK && rb == GVIS_OK, "pipeline %dx%d: %s", W, H, gvis_errmsg());
-    if (!ra && !rb) {
-        size_t n = (size_t)W * H;
-        CHECKF(count_diff(a.data, b.data, n, 2) == 0 && count_diff(ar.data, br.data, n, 2) == 0,
-               "pipeline %dx%dx%d u%d D %d M %d paths %d cost %d fill %d median %d lr %d: CPU and CUDA differ", W, H,
-               channels, 8 * (int)type, p->max_disp, p->min_disp, p->paths, p->cost, p->fill, p->median, p->lr_check);
-        gvis_disp_free(&a), gvis_disp_free(&ar), gvis_disp_free(&b), gvis_disp_free(&br);
-    }
-    gvis_image_free(&L);
-    gvis_image_free(&R);
-}
-
 int main(void)
 {
     gvis_ctx *gpu = t_cuda_ctx_or_skip();
@@ -552,15 +445,6 @@ int main(void)
     }
 
     progress("stages done");
-    /* the banded sum volume's edges */
-    const int edges[][2] = {{1, 37}, {40, 1}, {29, 2}, {17, 53}, {131, 9}, {70, 33}};
-    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++) {
-        check_band_edges(edges[e][0], edges[e][1], e % 2 ? 16 : 48, e == 3 ? 4 : 8,
-                         e % 3 == 1 ? GVIS_COST_CENSUS : GVIS_COST_ADCENSUS, (int)(e % 2));
-        check_band_edges(edges[e][0], edges[e][1], e < 3 ? 80 : 144, 8, GVIS_COST_ADCENSUS, (int)(e + 1) % 2);
-    }
-    check_band_edges(9, 14, 512, 8, GVIS_COST_CENSUS, GVIS_CENSUS_SYM);
-    progress("band edges done");
     /* the whole pipeline, every option family */
     gvis_sgm_params p;
     for (int variant = 0; variant < 8; variant++) {
@@ -581,24 +465,6 @@ int main(void)
         unsetenv("GVIS_SGM_LANES");
         unsetenv("GVIS_SGM_COSTVOL");
     }
-    /* the pipeline on the sum volume (the 4K policy), in bands of 5 rows, one band, and whole */
-    setenv("GVIS_SGM_PER_PATH", "0", 1);
-    const char *band_env[] = {"5", "1000", "0"};
-    for (int b = 0; b < 3; b++) {
-        setenv("GVIS_SGM_BAND", band_env[b], 1);
-        for (int variant = 0; variant < 4; variant++) {
-            gvis_sgm_defaults(&p);
-            p.max_disp = variant % 2 ? 64 : 128;
-            p.min_disp = variant == 2 ? -16 : 0;
-            p.paths = variant == 3 ? 4 : 8;
-            p.cost = variant == 1 ? GVIS_COST_CENSUS : GVIS_COST_ADCENSUS;
-            set_lanes(variant + b);
-            check_pipeline(cpu, gpu, 203 + variant, 97 - 2 * variant, 1, GVIS_U8, &p);
-            unsetenv("GVIS_SGM_LANES");
-        }
-    }
-    unsetenv("GVIS_SGM_BAND");
-    unsetenv("GVIS_SGM_PER_PATH");
     progress("pipelines done");
     /* wider than the two-pass WTA's shared memory allows: the ring kernel has no width limit */
     gvis_sgm_defaults(&p);
