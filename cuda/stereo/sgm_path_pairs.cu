@@ -54,6 +54,18 @@ static bool pp_run(void)
     return !(e && *e == '0');
 }
 
+// How many steps ahead the rows of 4 pairs a lane (pp_rows4) prefetch their costs into L2
+// (sgm_path_run.cuh, run_walk); GVIS_SGM_RUN_PF overrides it (0: none).  Their load a
+// step ahead was not early enough: on an H100 3 steps made 1920x1080 D 128 2.54 ms against
+// 2.77, 1242x375 0.70 against 0.91 (both through the cost volume); 2 steps 0.74 there; the
+// other directions prefetching too made 1080p slower again (2.75) and 4K per path (rows of
+// 8 pairs) lost with any prefetch (docs/notes-sgm-gpu.md, "The rows' costs prefetched").
+static int pp_run_prefetch(void)
+{
+    const char *e = getenv("GVIS_SGM_RUN_PF");
+    return e && *e ? atoi(e) : 3;
+}
+
 // Whether the rows walk with 4 pairs a lane (16 lanes a line) instead of 8 (sgm_path_run.cuh):
 // the rows of an image wider than tall are its longest walks and finish last, so halving
 // a row's step shortens the launch where that tail is most of it, and costs instructions
@@ -91,7 +103,8 @@ extern "C" int gvis_cu_sgm_path_pairs(const uint16_t *d_cost, const uint8_t *d_g
     cudaStream_t s = (cudaStream_t)stream;
     if (D > 64 && D <= 128 && pp_run()) {
         // the run layout (sgm_path_run.cuh): 8 lanes a line, 16 disparities a lane
-        const run_args r = {a.cost, a.guide, width, height, D, p1, p2, p2_adapt, dir, a.lr, a.vol, pp_rows4(height)};
+        const run_args r = {a.cost, a.guide, width, height,   D, p1, p2, p2_adapt, dir, a.lr, a.vol, pp_rows4(height),
+                            pp_run_prefetch()};
         long long blocks = 0; // the most of the launch's directions
         for (int i = dir; i < dir + ndirs; i++) {
             const long long k = i < 2 ? height : i < 4 ? width : (long long)width + height - 1;

@@ -14,7 +14,9 @@
 // its neighbours (three shuffles a step instead of sixteen) and writes its 16 path costs with
 // two 8-byte stores; the line's minimum takes three rounds.  Four lines share a warp.  The
 // rows may instead take 4 pairs a lane, 16 lanes a line (sgm_path_pairs.cu, pp_rows4): the
-// same layout with runs of 8.
+// same layout with runs of 8; those rows also prefetch their costs a few steps ahead into
+// L2 (pp_run_prefetch), since they are the walks that finish last and their load one step
+// ahead still left each step waiting on DRAM.
 //
 // The same recurrence, term by term, as path_step: the same Lr integers.
 //
@@ -155,6 +157,7 @@ struct run_args {
     uint8_t *lr; // u8 volumes [y][x][k], D a pixel
     size_t vol;
     int rows4; // the rows (directions 0 and 1) with 4 pairs a lane (16 lanes a line)
+    int pf;    // P = 4 (the rows with rows4): each step prefetches the costs pf steps ahead into L2
 };
 
 // Line `line` of direction (rx, ry), P pairs a lane.
@@ -185,6 +188,10 @@ __device__ __forceinline__ void run_walk(const run_args &a, const uint8_t *p2lut
             w = run_fetch<P>(cp + step * 64);
             gn = __ldg(gp + step);
         }
+        // the rows' walks are the last to finish where they take 4 pairs a lane, and a
+        // step's load a step ahead is not early enough for them (run_kernel)
+        if (P == 4 && a.pf > 0 && i + a.pf < n)
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(cp + a.pf * step * 64));
         uint32_t cur[P];
         if (i == 0) {
 #pragma unroll

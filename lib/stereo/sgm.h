@@ -156,8 +156,9 @@ int gvis_sgm_cuda_per_path(int width, int height, const gvis_sgm_params *p);
 /* Whether the CUDA pipeline's per-path volumes take their costs from one cost volume made
  * once (cuda/stereo/sgm_cost_pairs.cu: W x H x GVIS_SGM_SUM_STRIDE(D) bytes more) rather
  * than computing them from the census codes in every direction: per path, no cross
- * aggregation, the ad-census cost or the 9x7 census, and at least GVIS_SGM_COSTVOL_MIN
- * pixels x disparities (measured faster there, slower below); GVIS_SGM_COSTVOL=1 or 0 in
+ * aggregation, and 65 to 128 disparities at any size, or the ad-census cost or the 9x7
+ * census with at least GVIS_SGM_COSTVOL_MIN pixels x disparities (measured faster there,
+ * slower below); GVIS_SGM_COSTVOL=1 or 0 in
  * the environment forces either where the per-path volumes are used (to time the two
  * side by side). */
 #define GVIS_SGM_COSTVOL_MIN ((size_t)120 << 20)

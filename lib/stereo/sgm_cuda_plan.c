@@ -42,9 +42,14 @@ int gvis_sgm_cuda_costvol(int width, int height, const gvis_sgm_params *p, int p
      * prefetch, 1.15 without; 0.85 against 0.78) */
     /* With 64 < D <= 128 the walk over the volume holds a run of 16 disparities a lane
      * (cuda/stereo/sgm_path_run.cuh), and the census cost wins too: 1920x1080 3.00 ms against
-     * 3.54 from the codes (H100, "A lane a run") */
-    return (p->cost == GVIS_COST_ADCENSUS || p->census == GVIS_CENSUS_9X7 ||
-            (p->max_disp > 64 && p->max_disp <= 128)) &&
+     * 3.54 from the codes (H100, "A lane a run").  Since its rows prefetch their costs
+     * (sgm_path_run.cuh, run_walk) it wins at every size measured: 1242x375 0.70 ms against
+     * 0.93 from the codes, 1024x440 with 4 paths 0.52 against 0.69, 640x480 0.50 against
+     * 0.85, 320x240 0.18 against 0.34 (H100, docs/notes-sgm-gpu.md, "The rows' costs
+     * prefetched") */
+    if (p->max_disp > 64 && p->max_disp <= 128)
+        return 1;
+    return (p->cost == GVIS_COST_ADCENSUS || p->census == GVIS_CENSUS_9X7) &&
            (size_t)width * height * p->max_disp >= GVIS_SGM_COSTVOL_MIN;
 }
 
