@@ -57,6 +57,42 @@ static void check_census(const gvis_image *g, int census, uint64_t *h_c, uint8_t
     }
 }
 
+/* Both views in one launch (gvis_cu_sgm_census_pair), pitches other than the width and
+ * different from each other: the left codes and guide as check_census's, the right guide
+ * through a random table and, with pack (symmetric census), in bits 32-39 of the codes. */
+static void check_census_pair(const gvis_image *l, const gvis_image *r, int census, int pack)
+{
+    const int W = l->width, H = l->height, b = (int)l->type;
+    const size_t n = (size_t)W * H, lp = ((size_t)W * b + 255) / 256 * 256 + 256, rp = lp + 512;
+    uint64_t *hl = malloc(n * 8), *hr = malloc(n * 8), *cl = malloc(n * 8), *cr = malloc(n * 8);
+    uint8_t *gl = malloc(n), *gr = malloc(n), *dgl = malloc(n), *dgr = malloc(n), lut[256];
+    for (int i = 0; i < 256; i++)
+        lut[i] = (uint8_t)t_rand();
+    gvis_sgm_census(l->data, l->stride, b, W, H, census, hl);
+    gvis_sgm_census(r->data, r->stride, b, W, H, census, hr);
+    gvis_sgm_guide(l, gl);
+    gvis_sgm_guide(r, gr);
+    void *d_l = dev(0, lp * H), *d_r = dev(4, rp * H);
+    uint64_t *d_cl = dev(1, n * 8), *d_cr = dev(2, n * 8);
+    uint8_t *d_gl = dev(3, n), *d_gr = dev(5, n);
+    CHECK(gvis_cu_upload2d(job, d_l, lp, l->data, l->stride, (size_t)W * b, (size_t)H) == 0);
+    CHECK(gvis_cu_upload2d(job, d_r, rp, r->data, r->stride, (size_t)W * b, (size_t)H) == 0);
+    CHECK(gvis_cu_sgm_census_pair(d_l, lp, d_r, rp, b, W, H, census, d_cl, d_gl, d_cr, d_gr, lut, pack, stream) == 0);
+    down(cl, d_cl, n * 8);
+    down(cr, d_cr, n * 8);
+    down(dgl, d_gl, n);
+    down(dgr, d_gr, n);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad += cl[i] != hl[i] || dgl[i] != gl[i] || dgr[i] != lut[gr[i]] ||
+               cr[i] != (hr[i] | (pack ? (uint64_t)lut[gr[i]] << 32 : 0));
+    CHECKF(bad == 0, "census pair %s %dx%d u%d pack %d: %zu pixels differ", census ? "sym" : "9x7", W, H, 8 * b, pack,
+           bad);
+    if (census == 0)
+        CHECK(gvis_cu_sgm_census_pair(d_l, lp, d_r, rp, b, W, H, census, d_cl, d_gl, d_cr, d_gr, lut, 1, stream) != 0);
+    free(hl), free(hr), free(cl), free(cr), free(gl), free(gr), free(dgl), free(dgr);
+}
+
 static uint16_t *d_sumvol; /* the sum volume of the last check_sum_volume */
 
 /* The paths added into one u16 volume (gvis_cu_sgm_path_sum): all directions in one
@@ -353,6 +389,13 @@ static void check_stages(int W, int H, gvis_type type, const gvis_sgm_params *p,
     CHECK(gvis_cu_sgm_median(d_l, d_l2, W, H, stream) == 0);
     down(gl, d_l2, n * 2);
     CHECKF(count_diff(gl, h2, n, 2) == 0, "%s: median differs", what);
+    /* both maps in one launch */
+    gvis_sgm_median(hr, h3, W, H);
+    CHECK(gvis_cu_sgm_median2(d_l, d_l2, d_r, d_r2, W, H, stream) == 0);
+    down(gl, d_l2, n * 2);
+    down(gr, d_r2, n * 2);
+    CHECKF(count_diff(gl, h2, n, 2) == 0 && count_diff(gr, h3, n, 2) == 0, "%s: median of both maps differs", what);
+    CHECK(gvis_cu_sgm_median2(d_l, d_l2, d_r, NULL, W, H, stream) != 0);
     for (int tol = 0; tol <= 1; tol++) {
         gvis_sgm_lrcheck(hl, hr, h2, h3, W, H, M, tol);
         CHECK(gvis_cu_sgm_lrcheck(d_l, d_r, d_l2, d_r2, W, H, M, tol, stream) == 0);
@@ -393,8 +436,21 @@ int main(void)
                 uint8_t *hg = malloc(n);
                 check_census(&g, census, h, hg, dev(1, n * 8), dev(3, n));
                 free(h), free(hg);
+                gvis_image r;
+                t_make(&r, g.width, g.height, 1, g.type, 0, 0);
+                check_census_pair(&g, &r, census, census);
+                gvis_image_free(&r);
                 gvis_image_free(&g);
             }
+    for (int census = 0; census < 2; census++) {
+        gvis_image a, b;
+        t_make(&a, 631, 479, 1, census ? GVIS_U8 : GVIS_U16, 1, 0);
+        t_make(&b, 631, 479, 1, a.type, 1, 0);
+        check_census_pair(&a, &b, census, 0);
+        check_census_pair(&a, &b, census, census);
+        gvis_image_free(&a);
+        gvis_image_free(&b);
+    }
 
     /* the stages: 631x479 and 311x239, D 64..512, M 0, -16, 16 */
     /* GVIS_TEST_QUICK=1 (for compute-sanitizer): the smaller size and D <= 128 only */

@@ -16,6 +16,12 @@ extern "C" {
  * is not NULL, also the 8-bit guide of step 4 (W x H, tight). */
 int gvis_cu_sgm_census(const void *d_img, size_t pitch, int bytes, int width, int height, int census,
                        uint64_t *d_out, uint8_t *d_guide, void *stream);
+/* Both views in one launch, the same size and type; with remap (host, 256 bytes) the right
+ * guide mapped through it (gvis_cu_sgm_remap_u8's result), and with pack (symmetric census
+ * only) the right guide also in bits 32-39 of its codes (gvis_cu_sgm_pack_guide's). */
+int gvis_cu_sgm_census_pair(const void *d_left, size_t lpitch, const void *d_right, size_t rpitch, int bytes,
+                            int width, int height, int census, uint64_t *d_cl, uint8_t *d_guide, uint64_t *d_cr,
+                            uint8_t *d_guide_r, const uint8_t *remap, int pack, void *stream);
 
 /* sgm_path.cu: path costs Lr (step 4) of directions dir .. dir + ndirs - 1 (0..7,
  * lib/stereo/sgm.h's gvis_sgm_dirs), direction dir + i into d_lr + i * W*H*D (u8,
@@ -109,8 +115,11 @@ int gvis_cu_sgm_wta(const uint8_t *d_lr, int npaths, int width, int height, int 
 int gvis_cu_sgm_wta_sum(const uint16_t *d_sum, int stride, int width, int height, int D, int min_disp, int U,
                         int subpixel, int16_t *d_left, int16_t *d_right, void *stream);
 
-/* sgm_median.cu: 3x3 median (step 6), d_out != d_in. */
+/* sgm_median.cu: 3x3 median (step 6), d_out != d_in; median2 also d_in2 into d_out2 (both
+ * NULL or neither) in the same launch. */
 int gvis_cu_sgm_median(const int16_t *d_in, int16_t *d_out, int width, int height, void *stream);
+int gvis_cu_sgm_median2(const int16_t *d_in, int16_t *d_out, const int16_t *d_in2, int16_t *d_out2, int width,
+                        int height, void *stream);
 
 /* sgm_lrcheck.cu: left-right check (step 7), out of place; d_right_out may be NULL. */
 int gvis_cu_sgm_lrcheck(const int16_t *d_left, const int16_t *d_right, int16_t *d_left_out,

@@ -1,4 +1,5 @@
-// SGM 3x3 median of a disparity map (lib/stereo/sgm.h step 6), the frame copied.
+// SGM 3x3 median of a disparity map (lib/stereo/sgm.h step 6), the frame copied; the left
+// and right maps in one launch (gvis_cu_sgm_median2).
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -6,8 +7,15 @@
 
 #define SORT2(a, b) do { int16_t lo_ = min(a, b), hi_ = max(a, b); a = lo_; b = hi_; } while (0)
 
-__global__ void median_kernel(const int16_t *in, int16_t *out, int width, int height)
+struct median_pair {
+    const int16_t *in[2];
+    int16_t *out[2]; // blockIdx.z = i filters in[i] into out[i]
+};
+
+__global__ void median_kernel(median_pair mp, int width, int height)
 {
+    const int16_t *in = mp.in[blockIdx.z];
+    int16_t *out = mp.out[blockIdx.z];
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= width || y >= height)
         return;
@@ -27,11 +35,18 @@ __global__ void median_kernel(const int16_t *in, int16_t *out, int width, int he
     out[i] = p4;
 }
 
+extern "C" int gvis_cu_sgm_median2(const int16_t *d_in, int16_t *d_out, const int16_t *d_in2, int16_t *d_out2,
+                                   int width, int height, void *stream)
+{
+    if (width <= 0 || height <= 0 || !d_in || !d_out || (!d_in2) != (!d_out2))
+        return (int)cudaErrorInvalidValue;
+    const median_pair mp = {{d_in, d_in2}, {d_out, d_out2}};
+    dim3 block(32, 8), grid((width + 31) / 32, (height + 7) / 8, d_in2 ? 2 : 1);
+    median_kernel<<<grid, block, 0, (cudaStream_t)stream>>>(mp, width, height);
+    return (int)cudaGetLastError();
+}
+
 extern "C" int gvis_cu_sgm_median(const int16_t *d_in, int16_t *d_out, int width, int height, void *stream)
 {
-    if (width <= 0 || height <= 0)
-        return (int)cudaErrorInvalidValue;
-    dim3 block(32, 8), grid((width + 31) / 32, (height + 7) / 8);
-    median_kernel<<<grid, block, 0, (cudaStream_t)stream>>>(d_in, d_out, width, height);
-    return (int)cudaGetLastError();
+    return gvis_cu_sgm_median2(d_in, d_out, nullptr, nullptr, width, height, stream);
 }

@@ -301,15 +301,14 @@ static int sgm_launch(void *arg, void *stream)
     sgm_call *c = g->c;
     const gvis_sgm_params *p = c->p;
     const int W = c->gl->width, H = c->gl->height, D = p->max_disp, M = p->min_disp;
-    int err = gvis_cu_sgm_census(g->d_gl, g->pl, (int)c->gl->type, W, H, p->census, g->d_cl, g->d_guide, stream);
-    if (!err)
-        err = gvis_cu_sgm_census(g->d_gr, g->pr, (int)c->gr->type, W, H, p->census, g->d_cr, g->d_guide_r, stream);
-    if (!err && p->cost == GVIS_COST_ADCENSUS)
-        err = gvis_cu_sgm_remap_u8(g->d_guide_r, (size_t)W * H, c->remap, stream);
-    /* the path kernels read the right guide from the symmetric codes (sgm_cuda.h); the
-     * cross pipeline's cost volume reads the codes whole */
-    if (!err && p->cost == GVIS_COST_ADCENSUS && p->census == GVIS_CENSUS_SYM && p->aggregate != GVIS_AGGREGATE_CROSS)
-        err = gvis_cu_sgm_pack_guide(g->d_cr, g->d_guide_r, (size_t)W * H, stream);
+    /* both views in one launch; with ad-census the right guide mapped through R of step 3,
+     * and the path kernels read it from the symmetric codes (sgm_cuda.h); the cross
+     * pipeline's cost volume reads the codes whole */
+    const int adc = p->cost == GVIS_COST_ADCENSUS;
+    int err = gvis_cu_sgm_census_pair(g->d_gl, g->pl, g->d_gr, g->pr, (int)c->gl->type, W, H, p->census, g->d_cl,
+                                      g->d_guide, g->d_cr, g->d_guide_r, adc ? c->remap : NULL,
+                                      adc && p->census == GVIS_CENSUS_SYM && p->aggregate != GVIS_AGGREGATE_CROSS,
+                                      stream);
     const uint8_t *luts = p->cost == GVIS_COST_ADCENSUS ? g->luts : NULL;
     int16_t *l = g->d_t[0], *r = c->need_right ? g->d_t[1] : NULL, *l2 = g->d_t[2], *r2 = g->d_t[3];
     const int U = gvis_sgm_uniqueness_fixed(p->uniqueness);
@@ -370,13 +369,11 @@ static int sgm_launch(void *arg, void *stream)
         if (!err)
             err = gvis_cu_sgm_wta_sum(sum, GVIS_SGM_SUM_STRIDE(D), W, H, D, M, U, p->subpixel, l, r, stream);
     }
-    if (!err && p->median) {
-        err = gvis_cu_sgm_median(l, l2, W, H, stream);
+    if (!err && p->median) { /* both maps in one launch */
+        err = gvis_cu_sgm_median2(l, l2, r, r ? r2 : NULL, W, H, stream);
         post_swap(&l, &l2);
-        if (!err && r) {
-            err = gvis_cu_sgm_median(r, r2, W, H, stream);
+        if (r)
             post_swap(&r, &r2);
-        }
     }
     const int16_t *r_pre = r; /* the right map before the check (refinement's classes) */
     if (!err && p->lr_check >= 0) {
