@@ -220,18 +220,22 @@ static void check_pairs(int W, int H, const gvis_sgm_params *p, const uint64_t *
         uint8_t *d_alt = dev(13, cells * p->paths), *all = malloc(cells * p->paths), *alt = malloc(cells * p->paths);
         down(all, d_lr, cells * p->paths);
         /* the interleaved lanes (narrow and 32) and the run layout (where D has it), its rows
-         * with 4 pairs a lane (the rule's choice at these heights) and 8 */
-        for (int i = 0; i < 4; i++) {
+         * with 4 pairs a lane (the rule's choice at these heights), 8 and 2 */
+        for (int i = 0; i < 5; i++) {
             set_lanes(i);
             setenv("GVIS_SGM_PAIRS_RUN", i >= 2 ? "1" : "0", 1);
-            setenv("GVIS_SGM_RUN_ROWS4", i == 3 ? "0" : "1", 1);
+            setenv("GVIS_SGM_RUN_ROWS4", i == 3 ? "0" : i == 4 ? "2" : "1", 1);
             CHECK(gvis_cu_memset(job, d_alt, 0x5a, cells * p->paths) == 0);
             CHECK(gvis_cu_sgm_path_pairs(d_pairs, d_guide, W, H, D, p->p1, p->p2, p->p2_adapt, 0, p->paths, d_alt,
                                          stream) == 0);
             unsetenv("GVIS_SGM_LANES");
             down(alt, d_alt, cells * p->paths);
             CHECKF(count_diff(alt, all, cells * p->paths, 1) == 0, "%s: paths over the cost pairs (%s) differ", what,
-                   i == 3 ? "run layout, rows of 8 pairs" : i == 2 ? "run layout" : i ? "32 lanes" : "narrow lanes");
+                   i == 4   ? "run layout, rows of 2 pairs"
+                   : i == 3 ? "run layout, rows of 8 pairs"
+                   : i == 2 ? "run layout"
+                   : i      ? "32 lanes"
+                            : "narrow lanes");
         }
         unsetenv("GVIS_SGM_RUN_ROWS4");
         /* one direction alone, with the L2 prefetch 3 steps ahead (default: none), and the

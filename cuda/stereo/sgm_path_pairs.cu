@@ -54,36 +54,52 @@ static bool pp_run(void)
     return !(e && *e == '0');
 }
 
-// How many steps ahead the rows of 4 pairs a lane (pp_rows4) prefetch their costs into L2
-// (sgm_path_run.cuh, run_walk); GVIS_SGM_RUN_PF overrides it (0: none).  Their load a
-// step ahead was not early enough: on an H100 3 steps made 1920x1080 D 128 2.54 ms against
-// 2.77, 1242x375 0.70 against 0.91 (both through the cost volume); 2 steps 0.74 there; the
-// other directions prefetching too made 1080p slower again (2.75) and 4K per path (rows of
-// 8 pairs) lost with any prefetch (docs/notes-sgm-gpu.md, "The rows' costs prefetched").
-static int pp_run_prefetch(void)
-{
-    const char *e = getenv("GVIS_SGM_RUN_PF");
-    return e && *e ? atoi(e) : 3;
-}
-
-// Whether the rows walk with 4 pairs a lane (16 lanes a line) instead of 8 (sgm_path_run.cuh):
-// the rows of an image wider than tall are its longest walks and finish last, so halving
-// a row's step shortens the launch where that tail is most of it, and costs instructions
-// where the launch has work enough to fill the GPU without it.  On an H100 (132
-// multiprocessors): 1920x1080 D 128 2.96 ms against 3.06, 1242x375 and 1024x440 6-9 %
-// faster, 3840x2160 per path 11.25 against 10.73.  Taken up to 12 rows a multiprocessor
-// (1,584 on an H100; nothing between 1,080 and 2,160 rows was measured);
-// GVIS_SGM_RUN_ROWS4=0/1 forces either.
-static bool pp_rows4(int height)
+// The pairs a lane of the rows in the run layout (sgm_path_run.cuh): 8 as the other
+// directions (8 lanes a row), 4 (16 lanes) or 2 (32 lanes).  The rows of an image wider than
+// tall are its longest walks and finish last, so shortening a row's step shortens the launch
+// where that tail is most of it, and costs instructions where the launch has work enough to
+// fill the GPU without it.  On an H100 (132 multiprocessors): 4 pairs made 1920x1080 D 128
+// 2.96 ms against 3.06, 1242x375 and 1024x440 6-9 % faster, and 3840x2160 per path slower
+// (11.25 against 10.73): taken up to 12 rows a multiprocessor (1,584 on an H100).  2 pairs,
+// with the prefetch (call 32): 1242x375 0.645 ms against 0.700, 1024x440 with 4 paths 0.481
+// against 0.511, 1280x720 1.22 against 1.26; slower at 1920x1080 (2.78 against 2.55),
+// 1920x800 (1.94 against 1.93) and 640x480 (0.57 against 0.49, whose rows are short): taken
+// up to 6 rows a multiprocessor (792) where the image is at least 1.5 times as wide as tall.
+// GVIS_SGM_RUN_ROWS4=0, 1 or 2 forces 8, 4 or 2.
+static int pp_row_pairs(int width, int height)
 {
     const char *e = getenv("GVIS_SGM_RUN_ROWS4");
     if (e && *e)
-        return *e == '1';
+        return *e == '2' ? 2 : *e == '1' ? 4 : 8;
     int dev = 0, sms = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-        return false;
-    return height <= 12 * sms;
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || height > 12 * sms)
+        return 8;
+    return height <= 6 * sms && 2LL * width >= 3LL * height ? 2 : 4;
+}
+
+// How many steps ahead the rows of fewer pairs a lane prefetch their costs into L2
+// (sgm_path_run.cuh, run_walk); GVIS_SGM_RUN_PF overrides it (0: none).  Their load a step
+// ahead was not early enough: on an H100 3 steps made 1920x1080 D 128 2.54 ms against 2.77,
+// 1242x375 0.70 against 0.91 (4 pairs, both through the cost volume; 2 steps 0.74, 4-8
+// within 2 % of 3); with 2 pairs 5 steps, 1242x375 0.645 against 0.678 with 3.  The other
+// directions prefetching too made 1080p slower again (2.75), and 4K per path (rows of 8
+// pairs) lost with any prefetch (docs/notes-sgm-gpu.md, "The rows' costs prefetched").
+static int pp_run_prefetch(int row_pairs)
+{
+    const char *e = getenv("GVIS_SGM_RUN_PF");
+    return e && *e ? atoi(e) : row_pairs == 2 ? 5 : 3;
+}
+
+template <bool FULL>
+static void pp_run_launch(int rp, dim3 grid, cudaStream_t s, const run_args &r)
+{
+    if (rp == 2)
+        run_kernel<FULL, 2><<<grid, WARPS * 32, 0, s>>>(r);
+    else if (rp == 4)
+        run_kernel<FULL, 4><<<grid, WARPS * 32, 0, s>>>(r);
+    else
+        run_kernel<FULL, 8><<<grid, WARPS * 32, 0, s>>>(r);
 }
 
 extern "C" int gvis_cu_sgm_path_pairs(const uint16_t *d_cost, const uint8_t *d_guide, int width, int height, int D,
@@ -103,19 +119,20 @@ extern "C" int gvis_cu_sgm_path_pairs(const uint16_t *d_cost, const uint8_t *d_g
     cudaStream_t s = (cudaStream_t)stream;
     if (D > 64 && D <= 128 && pp_run()) {
         // the run layout (sgm_path_run.cuh): 8 lanes a line, 16 disparities a lane
-        const run_args r = {a.cost, a.guide, width, height,   D, p1, p2, p2_adapt, dir, a.lr, a.vol, pp_rows4(height),
-                            pp_run_prefetch()};
+        const int rp = pp_row_pairs(width, height);
+        const run_args r = {a.cost, a.guide, width, height, D, p1, p2, p2_adapt, dir, a.lr, a.vol, pp_run_prefetch(rp)};
         long long blocks = 0; // the most of the launch's directions
         for (int i = dir; i < dir + ndirs; i++) {
             const long long k = i < 2 ? height : i < 4 ? width : (long long)width + height - 1;
-            const long long per = (long long)WARPS * (i < 2 && r.rows4 ? 2 : 4), b = (k + per - 1) / per;
+            // a warp walks P / 2 lines of P pairs a lane (64 / P lanes a line)
+            const long long per = (long long)WARPS * (i < 2 ? rp : 8) / 2, b = (k + per - 1) / per;
             blocks = b > blocks ? b : blocks;
         }
         const dim3 grid((unsigned)blocks, ndirs);
         if (D == 128)
-            run_kernel<true><<<grid, WARPS * 32, 0, s>>>(r);
+            pp_run_launch<true>(rp, grid, s, r);
         else
-            run_kernel<false><<<grid, WARPS * 32, 0, s>>>(r);
+            pp_run_launch<false>(rp, grid, s, r);
         return (int)cudaGetLastError();
     }
     int sv;

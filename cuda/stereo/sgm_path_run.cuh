@@ -13,10 +13,11 @@
 // finds k - 1 and k + 1 of pairs 1 .. 6 in its own registers, takes the run's two ends from
 // its neighbours (three shuffles a step instead of sixteen) and writes its 16 path costs with
 // two 8-byte stores; the line's minimum takes three rounds.  Four lines share a warp.  The
-// rows may instead take 4 pairs a lane, 16 lanes a line (sgm_path_pairs.cu, pp_rows4): the
-// same layout with runs of 8; those rows also prefetch their costs a few steps ahead into
-// L2 (pp_run_prefetch), since they are the walks that finish last and their load one step
-// ahead still left each step waiting on DRAM.
+// rows may instead take 4 pairs a lane, 16 lanes a line (sgm_path_pairs.cu, pp_row_pairs): the
+// same layout with runs of 8, or 2 pairs a lane, 32 lanes a row (runs of 4) for wide images
+// of few rows (pp_row_pairs); those rows also prefetch their costs a few steps ahead
+// into L2 (pp_run_prefetch), since they are the walks that finish last and their load one
+// step ahead still left each step waiting on DRAM.
 //
 // The same recurrence, term by term, as path_step: the same Lr integers.
 //
@@ -100,7 +101,12 @@ __device__ __forceinline__ void run_put(const uint32_t (&cur)[P], const run_lane
 #pragma unroll
     for (int j = 0; j < P / 2; j++)
         t[j] = __byte_perm(cur[2 * j], cur[2 * j + 1], 0x6240); // the low bytes of k, k + 1, k + 32, k + 33
-    if (P == 8) {
+    if constexpr (P == 2) {
+        if (FULL || r.kb < D)
+            *reinterpret_cast<uint16_t *>(dst + r.kb) = (uint16_t)t[0];
+        if (FULL || r.kb + 32 < D)
+            *reinterpret_cast<uint16_t *>(dst + r.kb + 32) = (uint16_t)(t[0] >> 16);
+    } else if constexpr (P == 8) {
         if (FULL || r.kb < D)
             *reinterpret_cast<uint2 *>(dst + r.kb) =
                 make_uint2(__byte_perm(t[0], t[1], 0x5410), __byte_perm(t[P / 2 - 2], t[P / 2 - 1], 0x5410));
@@ -129,7 +135,9 @@ template <int P>
 __device__ __forceinline__ run_words<P> run_fetch(const uint16_t *p)
 {
     run_words<P> r;
-    if (P == 8) {
+    if constexpr (P == 2) {
+        r.w[0] = __ldg(reinterpret_cast<const uint32_t *>(p));
+    } else if constexpr (P == 8) {
         const uint4 v = __ldg(reinterpret_cast<const uint4 *>(p));
         r.w[0] = v.x, r.w[1] = v.y, r.w[P / 2 - 2] = v.z, r.w[P / 2 - 1] = v.w;
     } else {
@@ -156,8 +164,8 @@ struct run_args {
     int dir0;    // blockIdx.y = i walks direction dir0 + i into lr + i vol
     uint8_t *lr; // u8 volumes [y][x][k], D a pixel
     size_t vol;
-    int rows4; // the rows (directions 0 and 1) with 4 pairs a lane (16 lanes a line)
-    int pf;    // P = 4 (the rows with rows4): each step prefetches the costs pf steps ahead into L2
+    int pf;    // P <= 4 (the rows of fewer pairs a lane): each step prefetches the costs pf steps
+               // ahead into L2
 };
 
 // Line `line` of direction (rx, ry), P pairs a lane.
@@ -190,7 +198,7 @@ __device__ __forceinline__ void run_walk(const run_args &a, const uint8_t *p2lut
         }
         // the rows' walks are the last to finish where they take 4 pairs a lane, and a
         // step's load a step ahead is not early enough for them (run_kernel)
-        if (P == 4 && a.pf > 0 && i + a.pf < n)
+        if (P <= 4 && a.pf > 0 && i + a.pf < n)
             asm volatile("prefetch.global.L2 [%0];" ::"l"(cp + a.pf * step * 64));
         uint32_t cur[P];
         if (i == 0) {
@@ -216,8 +224,9 @@ __device__ __forceinline__ void run_walk(const run_args &a, const uint8_t *p2lut
     }
 }
 
-// A block walks WARPS x 4 lines of direction dir0 + blockIdx.y (WARPS x 2 rows with rows4).
-template <bool FULL>
+// A block walks WARPS x 4 lines of direction dir0 + blockIdx.y; the rows (directions 0
+// and 1) with RP pairs a lane (8, 4 or 2: WARPS x 32 / (4 RP) rows a block).
+template <bool FULL, int RP>
 __global__ void __launch_bounds__(WARPS * 32) run_kernel(run_args a)
 {
     __shared__ uint8_t p2lut[256];
@@ -228,8 +237,9 @@ __global__ void __launch_bounds__(WARPS * 32) run_kernel(run_args a)
     __syncthreads();
     const int dir = a.dir0 + (int)blockIdx.y;
     const int rx = c_dirs[dir][0], ry = c_dirs[dir][1], warp = (int)(blockIdx.x * WARPS + (threadIdx.x >> 5));
-    if (a.rows4 && ry == 0)
-        run_walk<4, FULL>(a, p2lut, warp * 2 + (threadIdx.x & 31) / 16, rx, ry);
+    constexpr int RL = 32 / run_shape<RP>::L; // rows a warp
+    if (RP != 8 && ry == 0)
+        run_walk<RP, FULL>(a, p2lut, warp * RL + (threadIdx.x & 31) / run_shape<RP>::L, rx, ry);
     else
         run_walk<8, FULL>(a, p2lut, warp * 4 + (threadIdx.x & 31) / 8, rx, ry);
 }
