@@ -13,11 +13,11 @@
 // finds k - 1 and k + 1 of pairs 1 .. 6 in its own registers, takes the run's two ends from
 // its neighbours (three shuffles a step instead of sixteen) and writes its 16 path costs with
 // two 8-byte stores; the line's minimum takes three rounds.  Four lines share a warp.  The
-// rows may instead take 4 pairs a lane, 16 lanes a line (sgm_path_pairs.cu, pp_row_pairs): the
-// same layout with runs of 8, or 2 pairs a lane, 32 lanes a row (runs of 4) for wide images
-// of few rows (pp_row_pairs); those rows also prefetch their costs a few steps ahead
-// into L2 (pp_run_prefetch), since they are the walks that finish last and their load one
-// step ahead still left each step waiting on DRAM.
+// rows may instead take 4 pairs a lane, 16 lanes a line (the same layout with runs of 8), or
+// 2 pairs a lane, 32 lanes a row (runs of 4) for wide images of few rows (sgm_path_pairs.cu,
+// pp_row_pairs); those rows also prefetch their costs a few steps ahead into L2
+// (pp_run_prefetch), since they are the walks that finish last and their load one step
+// ahead still left each step waiting on DRAM.
 //
 // The same recurrence, term by term, as path_step: the same Lr integers.
 //
@@ -196,8 +196,8 @@ __device__ __forceinline__ void run_walk(const run_args &a, const uint8_t *p2lut
             w = run_fetch<P>(cp + step * 64);
             gn = __ldg(gp + step);
         }
-        // the rows' walks are the last to finish where they take 4 pairs a lane, and a
-        // step's load a step ahead is not early enough for them (run_kernel)
+        // the rows' walks are the last to finish where they take 4 or 2 pairs a lane, and
+        // a step's load a step ahead is not early enough for them (run_kernel)
         if (P <= 4 && a.pf > 0 && i + a.pf < n)
             asm volatile("prefetch.global.L2 [%0];" ::"l"(cp + a.pf * step * 64));
         uint32_t cur[P];
@@ -225,7 +225,7 @@ __device__ __forceinline__ void run_walk(const run_args &a, const uint8_t *p2lut
 }
 
 // A block walks WARPS x 4 lines of direction dir0 + blockIdx.y; the rows (directions 0
-// and 1) with RP pairs a lane (8, 4 or 2: WARPS x 32 / (4 RP) rows a block).
+// and 1) with RP pairs a lane (8, 4 or 2: WARPS x RP / 2 rows a block).
 template <bool FULL, int RP>
 __global__ void __launch_bounds__(WARPS * 32) run_kernel(run_args a)
 {
