@@ -24,7 +24,8 @@ static inline uint16_t sum_at(const uint16_t *vol, int stride, size_t pix, int k
 
 /* Compares a downloaded sum volume with a [pixel][k] reference (u16 or, with ref8, one
  * u8 direction); the padding (k >= D) must be 0. */
-static inline size_t sum_diff(const uint16_t *vol, int stride, size_t n, int D, const uint16_t *ref16, const uint8_t *ref8)
+static inline size_t sum_diff(const uint16_t *vol, int stride, size_t n, int D, const uint16_t *ref16,
+                              const uint8_t *ref8)
 {
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) {
@@ -38,7 +39,7 @@ static inline size_t sum_diff(const uint16_t *vol, int stride, size_t n, int D, 
 
 /* The whole pipeline through gvis_sgm on both devices. */
 static inline void check_pipeline(gvis_ctx *cpu, gvis_ctx *gpu, int W, int H, int channels, gvis_type type,
-                           const gvis_sgm_params *p)
+                                  const gvis_sgm_params *p)
 {
     gvis_image L, R;
     t_make(&L, W, H, channels, type, 1, 64);

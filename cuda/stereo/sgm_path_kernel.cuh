@@ -224,6 +224,25 @@ __device__ __forceinline__ void first_step(const uint32_t (&c)[NP], const uint32
         cur[j] = FULL ? c[j] : (c[j] & vmask[j]) | (BIG2 & ~vmask[j]);
 }
 
+// One pair's step of the recurrence (path_step's rule, two disparities a register): the
+// pair's cost c, its previous path costs prev, the previous costs of k - 1 (lo) and k + 1
+// (hi), P1 and m + P2 in both halves (p1x2, mp2) and m in both halves (m2).
+__device__ __forceinline__ uint32_t lr_pair(uint32_t c, uint32_t prev, uint32_t lo, uint32_t hi, uint32_t p1x2,
+                                            uint32_t mp2, uint32_t m2)
+{
+    return c + __vmins2(__viaddmin_s16x2(__vmins2(lo, hi), p1x2, prev), mp2) - m2;
+}
+
+// P2 of step 4 for every guide difference 0 .. 255 (adapted when p2_adapt > 0, never below
+// P1) into the block's shared table; the caller syncs.
+__device__ __forceinline__ void fill_p2lut(uint8_t *p2lut, int p1, int p2, int p2_adapt)
+{
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) {
+        const int v = p2_adapt > 0 ? p2 * p2_adapt / (p2_adapt + i) : p2;
+        p2lut[i] = (uint8_t)(v < p1 ? p1 : v);
+    }
+}
+
 // One step of the recurrence for a lane's pairs: prev[] the path costs at the previous
 // pixel of the line, m their minimum over every disparity, c[] this pixel's matching
 // costs, p2 this step's P2 (from the guides); cur[] this pixel's path costs.  lane: the
@@ -263,8 +282,7 @@ __device__ __forceinline__ void path_step(const uint32_t (&prev)[NP], int m, con
                       : __byte_perm(from_right[j - (T - 1)], j < NP - 1 ? from_right[j + 1 < NP ? j + 1 : NP - 1] : BIG2,
                                     0x5432);
         const uint32_t hi = lane < S - 1 ? from_right[j] : fr0;
-        const uint32_t t2 = __vmins2(__viaddmin_s16x2(__vmins2(lo, hi), P1x2, prev[j]), mp2);
-        const uint32_t v = c[j] + t2 - m2;
+        const uint32_t v = lr_pair(c[j], prev[j], lo, hi, P1x2, mp2, m2);
         cur[j] = FULL ? v : (v & vmask[j]) | (BIG2 & ~vmask[j]);
     }
 }
@@ -471,12 +489,10 @@ __global__ void __launch_bounds__(WARPS * 32) path_kernel_il(path_args a)
 {
     __shared__ uint8_t p2lut[256];
     __shared__ uint8_t tab[128];
-    for (int i = threadIdx.x; i < 256; i += blockDim.x) {
-        int v = a.p2_adapt > 0 ? a.p2 * a.p2_adapt / (a.p2_adapt + i) : a.p2;
-        p2lut[i] = (uint8_t)(v < a.p1 ? a.p1 : v);
-        if (ADC && !VOL && i < 128)
+    fill_p2lut(p2lut, a.p1, a.p2, a.p2_adapt);
+    if (ADC && !VOL)
+        for (int i = threadIdx.x; i < 128; i += blockDim.x)
             tab[i] = a.luts[i];
-    }
     __syncthreads();
     const int dir = a.dirs[blockIdx.y];
     if (SH == SV || c_dirs[dir][1] != 0)

@@ -85,8 +85,7 @@ __device__ __forceinline__ void run_step(const uint32_t (&prev)[P], int m, const
 #pragma unroll
     for (int i = 0; i < P; i++) {
         const uint32_t lo = i > 0 ? prev[i - 1] : left, hi = i < P - 1 ? prev[i + 1] : right;
-        const uint32_t t2 = __vmins2(__viaddmin_s16x2(__vmins2(lo, hi), P1x2, prev[i]), mp2);
-        const uint32_t v = c[i] + t2 - m2;
+        const uint32_t v = lr_pair(c[i], prev[i], lo, hi, P1x2, mp2, m2);
         cur[i] = FULL ? v : (v & r.vm[i]) | (BIG2 & ~r.vm[i]);
     }
 }
@@ -230,10 +229,7 @@ template <bool FULL, int RP>
 __global__ void __launch_bounds__(WARPS * 32) run_kernel(run_args a)
 {
     __shared__ uint8_t p2lut[256];
-    for (int i = threadIdx.x; i < 256; i += blockDim.x) {
-        const int v = a.p2_adapt > 0 ? a.p2 * a.p2_adapt / (a.p2_adapt + i) : a.p2;
-        p2lut[i] = (uint8_t)(v < a.p1 ? a.p1 : v);
-    }
+    fill_p2lut(p2lut, a.p1, a.p2, a.p2_adapt);
     __syncthreads();
     const int dir = a.dir0 + (int)blockIdx.y;
     const int rx = c_dirs[dir][0], ry = c_dirs[dir][1], warp = (int)(blockIdx.x * WARPS + (threadIdx.x >> 5));
