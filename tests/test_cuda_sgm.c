@@ -456,6 +456,35 @@ int main(void)
         gvis_image_free(&b);
     }
 
+    /* the median on random maps of every width 1 .. 13 and others about its four pixels a
+     * thread (sgm_median.cu), heights 1 .. 4 and odd ones, few values (many ties) or many */
+    {
+        const int mw[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 31, 127, 128, 129, 130, 631};
+        const int mh[] = {1, 2, 3, 4, 7, 33};
+        for (size_t a = 0; a < sizeof mw / sizeof mw[0]; a++)
+            for (size_t b = 0; b < sizeof mh / sizeof mh[0]; b++) {
+                const int W = mw[a], H = mh[b];
+                const size_t n = (size_t)W * H;
+                int16_t *m1 = malloc(n * 2), *m2 = malloc(n * 2), *h1 = malloc(n * 2), *h2 = malloc(n * 2);
+                int16_t *g1 = malloc(n * 2), *g2 = malloc(n * 2);
+                const int span = (a + b) % 2 ? 5 : 4000;
+                for (size_t i = 0; i < n; i++) {
+                    m1[i] = (int16_t)((int)(t_rand() % span) - span / 2);
+                    m2[i] = (int16_t)((int)(t_rand() % span) - span / 2);
+                }
+                int16_t *d1 = dev(5, n * 2), *d2 = dev(6, n * 2), *o1 = dev(7, n * 2), *o2 = dev(8, n * 2);
+                up(d1, m1, n * 2);
+                up(d2, m2, n * 2);
+                gvis_sgm_median(m1, h1, W, H);
+                gvis_sgm_median(m2, h2, W, H);
+                CHECK(gvis_cu_sgm_median2(d1, o1, d2, o2, W, H, stream) == 0);
+                down(g1, o1, n * 2);
+                down(g2, o2, n * 2);
+                CHECKF(count_diff(g1, h1, n, 2) == 0 && count_diff(g2, h2, n, 2) == 0, "median %dx%d differs", W, H);
+                free(m1), free(m2), free(h1), free(h2), free(g1), free(g2);
+            }
+    }
+
     /* the stages: 631x479 and 311x239, D 64..512, M 0, -16, 16 */
     /* GVIS_TEST_QUICK=1 (for compute-sanitizer): the smaller size and D <= 128 only */
     const int quick = getenv("GVIS_TEST_QUICK") != NULL;

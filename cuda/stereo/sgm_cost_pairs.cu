@@ -6,17 +6,19 @@
 // pairs are those of the sum volume's words (sgm_cuda.h), the same for every lane count.
 // A block makes CP_PX pixels of one row: the right codes (and, for ad-census with the 9x7
 // census, the right guide) they match, CP_PX + D - 1 of them with the clamp of step 3
-// applied, go to shared memory once; a warp then makes the 32 words of one block b of
-// 64 disparities of one pixel at a time (64 contiguous bytes stored).
+// applied, and the block's own left codes and guide go to shared memory once; a warp then
+// makes one pixel's words at a time (a lane two adjacent words: 128 contiguous bytes a
+// store).
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "sgm_cuda.h"
-#include "sgm_path_kernel.cuh" /* hamming, gvis_adc_cost */
+#include "sgm_path_kernel.cuh" /* hamming */
 
 #define CP_THREADS 256
-#define CP_PX 64 /* pixels a block */
+#define CP_PX 128 /* pixels a block */
+static_assert(CP_THREADS == 256 && CP_PX <= CP_THREADS, "a thread an AD table entry, a left code");
 
 struct cp_args {
     const uint64_t *cl, *cr;
@@ -26,53 +28,67 @@ struct cp_args {
     uint16_t *cost;
 };
 
-// NB blocks of 64 disparities (D <= 64 NB; FULL: D = 64 NB, no halves past D).
+// NB blocks of 64 disparities (D <= 64 NB; FULL: D = 64 NB, no halves past D).  A lane makes
+// two adjacent words of a pixel (w = 64 q + 2 lane and w + 1: k0 = 64 b + r, k0 + 1, k0 + 32,
+// k0 + 33 for b = 2 q + lane / 16, r = 2 (lane % 16)) and stores them as one 32-bit word;
+// the block's left codes and guide bytes go to shared memory with the right ones (no global
+// load in the pixel loop); the AD table is widened to 256 entries so that |gl - gr| indexes
+// it without the clamp to 63.  (The first version, a lane a word, 16-bit stores, the left
+// codes loaded a pixel at a time, 64 pixels a block: 162 M instructions and 0.257 ms at
+// 1920x1080 D 128 under ncu against 107 M and 0.247 ms; docs/notes-sgm-gpu.md.)
 template <bool NARROW, bool ADC, int NB, bool FULL>
 __global__ void __launch_bounds__(CP_THREADS) cost_pairs_kernel(cp_args a)
 {
-    extern __shared__ uint64_t rc[]; // CP_PX + D - 1 right codes, then as many guide bytes
-    __shared__ uint8_t tab[128];
+    // CP_PX + D - 1 right codes, CP_PX left codes, then the right and left guide bytes
+    extern __shared__ uint64_t rc[];
+    __shared__ uint8_t ad[256];
     const int W = a.width, D = a.D, nr = CP_PX + D - 1;
-    uint8_t *rg = reinterpret_cast<uint8_t *>(rc + nr);
-    if (ADC && threadIdx.x < 128)
-        tab[threadIdx.x] = a.luts[threadIdx.x];
+    uint64_t *lc = rc + nr;
+    uint8_t *rg = reinterpret_cast<uint8_t *>(lc + CP_PX), *lg = rg + nr;
+    if (ADC)
+        ad[threadIdx.x] = a.luts[64 + min((int)threadIdx.x, 63)];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int x0 = blockIdx.x * CP_PX;
-    // right code i matches x - M - k for i = (x - x0) + (D - 1 - k)
+    const int x0 = blockIdx.x * CP_PX, npx = min(CP_PX, W - x0);
     const int s0 = x0 - a.min_disp - (D - 1);
+    // k of the lane's first cost for q = 0; right code i matches k at i = px + D - 1 - k
+    const int k0 = 64 * (lane >> 4) + 2 * (lane & 15);
     for (int yy = blockIdx.y; yy < a.rows; yy += gridDim.y) {
         const size_t row = (size_t)(a.y0 + yy) * W;
-        __syncthreads(); // the previous row's codes are no longer read
+        __syncthreads(); // the previous row's codes are no longer read (and the table is in)
         for (int i = threadIdx.x; i < nr; i += CP_THREADS) {
             const int xr = min(max(s0 + i, 0), W - 1);
             rc[i] = __ldg(a.cr + row + xr);
             if (ADC && !NARROW)
                 rg[i] = __ldg(a.guide_r + row + xr);
         }
+        if (threadIdx.x < npx) {
+            lc[threadIdx.x] = __ldg(a.cl + row + x0 + threadIdx.x);
+            if (ADC)
+                lg[threadIdx.x] = __ldg(a.guide + row + x0 + threadIdx.x);
+        }
         __syncthreads();
-        for (int px = warp; px < CP_PX; px += CP_THREADS / 32) {
-            const int x = x0 + px;
-            if (x >= W)
-                break;
-            const uint64_t l = __ldg(a.cl + row + x);
-            // (ad-census, NARROW: the right guide is packed in the right codes; rg unused)
-            const int gl = ADC ? (int)__ldg(a.guide + row + x) : 0;
-            const int ib = px + D - 1 - lane; // the code of k = lane; k + j at ib - j
-            uint16_t *out = a.cost + ((size_t)yy * W + x) * (32 * NB) + lane;
+        for (int px = warp; px < npx; px += CP_THREADS / 32) {
+            const uint64_t l = lc[px];
+            const int gl = ADC ? (int)lg[px] : 0;
+            const int ib = px + D - 1 - k0;
+            uint32_t *out = reinterpret_cast<uint32_t *>(a.cost + ((size_t)yy * W + x0 + px) * (32 * NB)) + lane;
 #pragma unroll
-            for (int b = 0; b < NB; b++) {
-                uint32_t v = 0;
+            for (int q = 0; q < (NB + 1) / 2; q++) {
+                if (NB % 2 && q == NB / 2 && lane >= 16)
+                    break; // b = NB: past the pixel's words
+                uint32_t c[4];
 #pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    const int j = 64 * b + 32 * h;
-                    if (FULL || lane + j < D) {
-                        const uint64_t r = rc[ib - j];
+                for (int e = 0; e < 4; e++) {
+                    const int dk = 128 * q + (e & 1) + 32 * (e >> 1); // k - k0
+                    c[e] = 0;
+                    if (FULL || k0 + dk < D) {
+                        const uint64_t r = rc[ib - dk];
                         const uint32_t hm = hamming<NARROW>(l, r);
-                        v |= (ADC ? gvis_adc_cost(hm, gl, NARROW ? (int)(r >> 32) : (int)rg[ib - j], tab) : hm)
-                             << (8 * h);
+                        c[e] = ADC ? hm + ad[abs(gl - (NARROW ? (int)(r >> 32) : (int)rg[ib - dk]))] : hm;
                     }
                 }
-                out[32 * b] = (uint16_t)v;
+                // bytes k0, k0 + 32 (word w), k0 + 1, k0 + 33 (word w + 1)
+                out[32 * q] = c[0] | c[2] << 8 | c[1] << 16 | c[3] << 24;
             }
         }
     }
@@ -134,7 +150,7 @@ extern "C" int gvis_cu_sgm_cost_pairs(const uint64_t *d_cl, const uint64_t *d_cr
     a.nb = (D + 63) / 64;
     a.rows = y1 - y0;
     const dim3 grid((unsigned)((width + CP_PX - 1) / CP_PX), (unsigned)(a.rows < 65535 ? a.rows : 65535));
-    const size_t smem = (size_t)(CP_PX + D - 1) * (sizeof(uint64_t) + 1);
+    const size_t smem = (size_t)(CP_PX + D - 1 + CP_PX) * (sizeof(uint64_t) + 1);
     cudaStream_t s = (cudaStream_t)stream;
     if (census == 1)
         cp_launch<true>(luts != nullptr, grid, smem, s, a);
