@@ -149,6 +149,27 @@ int main(void)
     gvis_gauss_params p = {3.1, 1.2, 0, 0, GVIS_BORDER_REFLECT101, 0};
     compare(gpu, &img, &p);
     gvis_image_free(&img);
+    /* The register-ring kernel (cuda/ops/gauss_rows.cu) takes 8-bit gray of 2 Mpixels and
+     * more with 3 to 7 taps, 4 Mpixels and more with 9: every border, widths that are not a multiple of 4 nor of the
+     * 120 columns of a warp, kernels of unequal sides, a horizontal identity (which it
+     * leaves to the tile kernel), a tiny sigma.  GVIS_GAUSS_ROWS_MAXK=0 in the environment
+     * runs the tile kernel instead; GVIS_GAUSS_ROWS_MIN_PIXELS=0 sends every 8-bit gray
+     * case of this file with up to 9 taps to the register-ring kernel. */
+    const int rsz[][2] = {{2053, 2049}, {4099, 1001}, {2048, 2048}};
+    const int rk[][2] = {{5, 5}, {3, 3}, {5, 3}, {1, 5}, {3, 1}, {7, 7}, {9, 7}}; /* 9 taps: from 4 Mpixels */
+    for (int s = 0; s < 3; s++) {
+        if (quick >= 2 || (quick && s))
+            continue;
+        t_make(&img, rsz[s][0], rsz[s][1], 1, GVIS_U8, s == 1 ? 2 : 0, s == 1 ? 64 : 0);
+        for (int k = 0; k < 7; k++)
+            for (int b = 0; b < 5; b++) {
+                if (quick && (k || b == 1 || b == 3))
+                    continue;
+                gvis_gauss_params q = {k == 4 ? 0.2 : 0, 0, rk[k][0], rk[k][1], b, b == GVIS_BORDER_CONSTANT ? 201 : 0};
+                compare(gpu, &img, &q);
+            }
+        gvis_image_free(&img);
+    }
     /* 4K: the benchmark shapes (GVIS_TEST_QUICK leaves them out, for the sanitizers) */
     if (quick) {
         CHECKF(cases > (quick >= 2 ? 200 : 1000), "only %d cases ran", cases);

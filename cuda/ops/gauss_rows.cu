@@ -1,25 +1,34 @@
-// Separable Gaussian blur of large 8-bit gray images, kernels up to GAUSS_ROWS_MAX_TAPS
-// taps: one warp per column segment, walking down a band of rows, everything in registers.
+// Separable Gaussian blur of large 8-bit gray images, kernels of 3 to GAUSS_ROWS_MAX_TAPS
+// taps, in integers and registers; gvis_cu_gauss (gauss.cu) tries it first and runs its
+// tile kernel on whatever this declines (gvis_cu_gauss_rows at the end: not 8-bit gray, a
+// wider kernel, a smaller image, buffers not 4-byte aligned, an image lower than the
+// kernel, a horizontal tap of 256).
 //
-// Each lane owns COLS = 4 adjacent columns (one 4-byte load per row).  Per input row it
-// converts its bytes to float, takes the R = KT / 2 neighbouring columns on each side
-// from the neighbouring lanes (warp shuffles) and forms the horizontal sums; the last KT
-// rows of horizontal sums stay in a register ring (the loop is unrolled by a multiple of
-// KT, so the ring's slots are fixed registers) and each new row completes one output
-// row, the vertical sum of the ring.  The P = ceil(R / COLS) lanes at each end of a warp
-// only feed their neighbours; a warp writes (32 - 2P) * COLS columns.  Rows are loaded 8
-// ahead of the one being summed.  Warps whose lanes all lie inside the image load words;
-// the few at the image's edges load bytes through the column map.  No shared memory, no
-// barrier.
-//
-// Arithmetic: the taps are OpenCV's 8-bit fixed-point integers (sum 256, each >= 0) and
-// the samples integers <= 255, so every horizontal sum is an integer <= 255 * 256 and
-// every vertical sum of those an integer <= 255 * 2^16 < 2^24: exact in float whatever
-// the order, so the result is the exact 2-D sum rounded once, as gauss.cu and the CPU
-// compute it.  Taps are zero-padded about the centre to the template's KT (a padded
-// tap's zero times a finite sample adds nothing).
-//
-// docs/notes-gauss.md ("Issue 18") has the budget and the measurements.
+// gauss_rowsi_u8<KT>, KT = 3, 5, 7, 9 (a kernel runs in the smallest template at least as
+// wide, its taps zero-padded about the centre): a warp per segment of 120 columns walks
+// down a band of rows, 4 columns a lane (one 4-byte load a row), no shared memory, no
+// barrier.  Vertical first:
+// - Vertical: a loaded word (4 columns) is split once into two registers of two 16-bit
+//   lanes, columns 0 and 2, 1 and 3 (a __byte_perm each); the last KT rows of those stay
+//   in a register ring (the loop is unrolled by a multiple of KT, so the ring's slots are
+//   fixed registers), and an output row's vertical sums are KT multiply-adds a register.
+//   The taps are OpenCV's 8-bit fixed-point integers (>= 0, sum 256), so a lane's sum is
+//   at most 255 * 256 < 2^16 and no carry crosses into the other lane.
+// - Horizontal: the sums regrouped as column pairs (0,1) and (2,3) (two more
+//   __byte_perm), the neighbours' pairs by shuffles (the first and last lane of a warp
+//   only feed their neighbours), and per output one dp2a (two 16-bit lanes times two
+//   8-bit taps, added to a 32-bit accumulator) for each pair its taps touch.  The
+//   accumulator starts at 2^15, so it ends as S + 2^15 < 2^24, the exact 2-D sum plus
+//   half: its byte 2 is the result (S + 2^15) >> 16, as gauss.cu and the CPU compute it;
+//   four of those are packed into one word and stored.  dp2a takes 8-bit taps: a
+//   horizontal tap of 256 (the identity kernel) is declined.
+// - Warps whose input rows all lie inside the image walk a plain row pointer; the bands
+//   at the top and bottom map every row (border modes, constant rows).  Warps whose
+//   lanes' columns all lie inside load one word a row; the segments at the image's left
+//   and right edges load two aligned words a row and pick their 4 bytes with a per-lane
+//   __byte_perm selector (rowsi_colmap), the constant border's bytes masked in.
+// For 5 taps a row step of an inner warp is ~37 warp instructions.  docs/notes-gauss.md
+// ("Issue 18") has the budget, the measurements and the host emulation that checked it.
 #ifndef GAUSS_ROWS_EMU // a host emulation includes this file with its own definitions
 #include <cuda_runtime.h>
 #endif
@@ -30,244 +39,322 @@
 #include "gauss_rows.h"
 
 #define ROWS_FULL 0xffffffffu
+#define ROWSI_AHEAD 4 // rows loaded ahead of the one being used
+#define ROWSI_OUTW 120 // output columns of a warp: 30 lanes x 4 (R <= 4, one lane each side)
 
-struct gauss_rows_params {
+struct gauss_rowsi_params {
     const uint8_t *src;
     size_t spitch;
     uint8_t *dst;
     size_t dpitch;
     int width, height, border;
-    int bh;        // output rows per warp (band height)
-    int segs;      // column segments (warps) across a band
+    int bh, segs;
     uint32_t bval4; // the constant border's byte, in all four bytes
-    float wx[15], wy[15]; // centred, zero-padded to KT (room for templates to 15 taps)
+    uint32_t ty[GAUSS_ROWS_MAX_TAPS];            // vertical taps, centred, zero-padded to KT
+    uint32_t txp[(GAUSS_ROWS_MAX_TAPS + 1) / 2]; // horizontal: txp[r] = bytes t[2r-1], t[2r], t[2r], t[2r+1]
 };
 
-// Byte k of word w as a float: 0x4B0000bb is 2^23 + b.
-__device__ __forceinline__ float rows_byte(uint32_t w, int k)
+// An edge lane's columns: two aligned words (byte offsets in a row) and the
+// __byte_perm selector that picks its 4 columns from them; cmask: the bytes that are
+// the constant border.  The 4 mapped columns of a lane that feeds an output lie in at
+// most two words: the lane's cx is in [-4, width], so near an edge the reflecting modes
+// and replicate map 4 adjacent columns onto a run of at most 4 (2 words), wrap onto a
+// run ending at width - 1 in the lane's own word and a run from 0 in word 0, and an
+// image up to 8 wide has only 2 words.  (Lanes further out feed nothing; their loads
+// only need to be valid, which the offsets always are.)
+struct rowsi_cols {
+    uint32_t o0, o1, sel, cmask;
+};
+__device__ __forceinline__ rowsi_cols rowsi_colmap(int cx, int width, int border)
 {
-    return __uint_as_float(__byte_perm(w, 0x4B000000u, 0x7440 | k)) - 8388608.0f;
-}
-
-// Rows outside the image, out of line (the loop maps rows in many places).
-__device__ __noinline__ int rows_map(int p, int n, int mode) { return gvis_gauss_border_index(p, n, mode); }
-
-__device__ __forceinline__ int rows_row(const gauss_rows_params &p, int iy)
-{
-    return (unsigned)iy < (unsigned)p.height ? iy : rows_map(iy, p.height, p.border);
-}
-
-// Rows unrolled per loop step: a multiple of KT (the ring's slots stay fixed registers)
-// and at least ROWS_AHEAD (every prefetched row has its own slot).
-#define ROWS_AHEAD 8      // rows in flight ahead of the one being summed, inner warps
-#define ROWS_AHEAD_EDGE 4 // edge warps (byte loads: COLS registers a row)
-template <int KT> struct rows_unroll { enum { value = KT * ((ROWS_AHEAD + KT - 1) / KT) }; };
-
-// A warp's walk down its band.  Inner warps (EDGE false: every lane's COLS columns inside
-// the image) load one 4- or 8-byte word a row; edge warps load bytes through the column
-// map.  Loads are unconditional at valid addresses (a constant-border row or column
-// reads row or column 0) and the constant is put in when the row is used, D rows later:
-// no branch sits between a load and its register, so nothing waits for it early.
-template <int KT, int COLS, bool EDGE>
-__device__ __forceinline__ void rows_walk(const gauss_rows_params &p, int lane, int cx, const int *col, int y0)
-{
-    constexpr int R = KT / 2, P = (R + COLS - 1) / COLS, U = rows_unroll<KT>::value;
-    constexpr int D = EDGE ? ROWS_AHEAD_EDGE : ROWS_AHEAD;
-    constexpr int NW = COLS / 4;           // words a row
-    constexpr int NR = EDGE ? COLS : NW;   // registers a loaded row
-    const bool writer = lane >= P && lane < 32 - P && cx < p.width;
-    const bool wvec = writer && cx + COLS <= p.width;
-    // edge lanes: byte offsets (>= 0) and which bytes are the constant border
-    int off[EDGE ? COLS : 1];
-    uint32_t cmask[NW];
+    rowsi_cols c = {0, 0, 0, 0};
+    int w0 = -1, w1 = -1;
 #pragma unroll
-    for (int q = 0; q < NW; q++)
-        cmask[q] = 0;
-#pragma unroll
-    for (int c = 0; c < (EDGE ? COLS : 1); c++) {
-        off[c] = EDGE ? (col[c] < 0 ? 0 : col[c]) : cx;
-        if (EDGE && col[c] < 0)
-            cmask[c >> 2] |= 0xffu << (8 * (c & 3));
+    for (int k = 0; k < 4; k++) {
+        const int m = gvis_gauss_border_index(cx + k, width, border);
+        uint32_t nib = 0;
+        if (m < 0) {
+            c.cmask |= 0xffu << 8 * k;
+        } else if (w0 < 0 || m >> 2 == w0) {
+            w0 = m >> 2;
+            nib = m & 3;
+        } else {
+            w1 = m >> 2;
+            nib = 4 | (m & 3);
+        }
+        c.sel |= nib << 4 * k;
     }
-    const int first = y0 - R, n = p.bh + KT - 1; // source row of input 0; inputs
-    uint32_t raw[U][NR];
-    uint32_t crow = 0; // bit s: slot s holds a constant-border row
-    // ld(i, s): input i into slot s
-#define ROWS_LD(i, s)                                                                                                  \
-    do {                                                                                                               \
-        const int ry_ = rows_row(p, first + (i));                                                                      \
-        crow = (crow & ~(1u << (s))) | ((uint32_t)(ry_ < 0) << (s));                                                   \
-        const uint8_t *row_ = p.src + (size_t)(ry_ < 0 ? 0 : ry_) * p.spitch;                                          \
-        if (EDGE) {                                                                                                    \
-            _Pragma("unroll") for (int c_ = 0; c_ < NR; c_++) raw[s][c_] = __ldg(row_ + off[c_]);                     \
-        } else if (COLS == 4) {                                                                                        \
-            raw[s][0] = __ldg((const uint32_t *)(row_ + off[0]));                                                     \
-        } else {                                                                                                       \
-            const uint2 q_ = __ldg((const uint2 *)(row_ + off[0]));                                                   \
-            raw[s][0] = q_.x;                                                                                          \
-            raw[s][NR - 1] = q_.y;                                                                                     \
-        }                                                                                                              \
-    } while (0)
+    c.o0 = w0 < 0 ? 0 : 4 * w0;
+    c.o1 = w1 < 0 ? c.o0 : 4 * w1;
+    return c;
+}
+
+// Row p of an image of h rows, for p in [-R, h - 1 + R] with h > R (a band's rows; the
+// kernel takes no image lower than its taps): gvis_gauss_border_index without division.
+__device__ __forceinline__ int rowsi_row(int p, int h, int mode)
+{
+    if ((unsigned)p < (unsigned)h)
+        return p;
+    const bool top = p < 0;
+    switch (mode) {
+    case GVIS_GAUSS_REPLICATE:
+        return top ? 0 : h - 1;
+    case GVIS_GAUSS_CONSTANT:
+        return -1;
+    case GVIS_GAUSS_WRAP:
+        return top ? p + h : p - h;
+    case GVIS_GAUSS_REFLECT:
+        return top ? -1 - p : 2 * h - 1 - p;
+    default: // reflect101
+        return top ? -p : 2 * h - 2 - p;
+    }
+}
+
+// ptr += step, opaque to the compiler's strength reduction (which would otherwise keep a
+// 64-bit multiple of the pitch in registers for every row of the unrolled loop)
+template <typename T> __device__ __forceinline__ void rowsi_advance(T *&ptr, size_t step)
+{
+#ifdef GAUSS_ROWS_EMU
+    ptr = (T *)((const char *)ptr + step);
+#else
+    asm("add.s64 %0, %0, %1;" : "+l"(ptr) : "l"(step));
+#endif
+}
+
+// A word's bytes 0, 2 (lo) and 1, 3 (hi) in 16-bit lanes.  In asm so that the compiler
+// keeps the two halves in the ring instead of splitting each ring word again at every
+// use (4 more PRMT a row step in the 5-tap loop).
+__device__ __forceinline__ void rowsi_split(uint32_t w, uint32_t &lo, uint32_t &hi)
+{
+#ifdef GAUSS_ROWS_EMU
+    lo = __byte_perm(w, 0, 0x4240);
+    hi = __byte_perm(w, 0, 0x4341);
+#else
+    asm("prmt.b32 %0, %2, 0, 0x4240;\n\tprmt.b32 %1, %2, 0, 0x4341;" : "=r"(lo), "=r"(hi) : "r"(w));
+#endif
+}
+
+// acc + the two 16-bit lanes of a times taps t[a], t[a + 1] (bytes 0-1 of tp, HI: 2-3)
+template <int HI> __device__ __forceinline__ uint32_t rowsi_dp2(uint32_t a, uint32_t tp, uint32_t acc)
+{
+    return HI ? __dp2a_hi(a, tp, acc) : __dp2a_lo(a, tp, acc);
+}
+
+// Rows unrolled a loop step: a multiple of KT (the ring's slots stay fixed registers)
+// and at least ROWSI_AHEAD (every row in flight has its own slot).
+template <int KT> struct rowsi_unroll { enum { value = KT * ((ROWSI_AHEAD + KT - 1) / KT) }; };
+
+// A warp's walk down its band: inputs i = 0 .. n - 1 are rows y0 - R + i, and input i
+// completes output row y0 + i - (KT - 1).  ECOL: the warp has lanes at the image's left
+// or right edge (two words a row through rowsi_colmap); EROW: the band has rows outside
+// the image (each row mapped).  Group 0 and the last groups test each row (loads past
+// the band, outputs before the ring is full); the groups between test nothing.
+template <int KT, bool ECOL, bool EROW>
+__device__ __forceinline__ void rowsi_walk(const gauss_rowsi_params &p, int lane, int cx, int y0)
+{
+    constexpr int R = KT / 2, U = rowsi_unroll<KT>::value, D = ROWSI_AHEAD, NW = ECOL ? 2 : 1;
+    const int bh = p.height - y0 < p.bh ? p.height - y0 : p.bh, n = bh + KT - 1;
+    const bool writer = lane >= 1 && lane <= 30 && cx < p.width;
+    const bool wvec = writer && (!ECOL || cx + 4 <= p.width);
+    rowsi_cols cm = {0, 0, 0, 0};
+    if (ECOL)
+        cm = rowsi_colmap(cx, p.width, p.border);
+    // the row of the next load (ECOL: its first word, the second d1 bytes further: an
+    // offset rather than a second running pointer: a register fewer, as many adds)
+    const uint8_t *row = p.src + (ECOL ? cm.o0 : cx) + (EROW ? 0 : (ptrdiff_t)(y0 - R) * (ptrdiff_t)p.spitch);
+    const int d1 = (int)cm.o1 - (int)cm.o0;
+    uint8_t *out = p.dst + (size_t)y0 * p.dpitch + cx;
+    uint32_t raw[U][NW], rlo[KT], rhi[KT];
+    uint32_t crow = 0; // EROW: bit s, slot s holds a constant-border row
+    // input i into slot s
+    auto load = [&](int i, int s) {
+        const uint8_t *r = row;
+        if (EROW) {
+            const int ry = rowsi_row(y0 - R + i, p.height, p.border);
+            crow = (crow & ~(1u << s)) | (uint32_t)(ry < 0) << s;
+            r = p.src + (ECOL ? cm.o0 : cx) + (size_t)(ry < 0 ? 0 : ry) * p.spitch;
+        } else {
+            rowsi_advance(row, p.spitch);
+        }
+        raw[s][0] = __ldg((const uint32_t *)r);
+        if (ECOL)
+            raw[s][NW - 1] = __ldg((const uint32_t *)(r + d1));
+    };
+    // input i = g U + t from slot t; GUARD: test the row
+    auto step = [&](int i, int t, bool guard) {
+        uint32_t w = raw[t][0];
+        if (ECOL) {
+            w = __byte_perm(w, raw[t][NW - 1], cm.sel);
+            w = (w & ~cm.cmask) | (p.bval4 & cm.cmask);
+        }
+        if (EROW && (crow >> t & 1))
+            w = p.bval4;
+        if (!guard || i + D < n)
+            load(i + D, (t + D) % U);
+        const int s = t % KT;
+        rowsi_split(w, rlo[s], rhi[s]); // columns 0, 2 and 1, 3
+        if (guard && i < KT - 1)
+            return;
+        uint32_t vlo = 0, vhi = 0;
+#pragma unroll
+        for (int j = 0; j < KT; j++) {
+            vlo += p.ty[j] * rlo[(s + 1 + j) % KT];
+            vhi += p.ty[j] * rhi[(s + 1 + j) % KT];
+        }
+        // column pairs k = -2 .. 3 of this lane (pair k: columns 2k, 2k + 1)
+        uint32_t P[6];
+        P[2] = __byte_perm(vlo, vhi, 0x5410);
+        P[3] = __byte_perm(vlo, vhi, 0x7632);
+        P[1] = __shfl_up_sync(ROWS_FULL, P[3], 1);
+        P[4] = __shfl_down_sync(ROWS_FULL, P[2], 1);
+        if (R > 2) {
+            P[0] = __shfl_up_sync(ROWS_FULL, P[2], 1);
+            P[5] = __shfl_down_sync(ROWS_FULL, P[3], 1);
+        }
+        uint32_t S[4];
+#pragma unroll
+        for (int c = 0; c < 4; c++) {
+            S[c] = 0x8000u;
+#pragma unroll
+            for (int k = -2; k <= 3; k++) {
+                const int a = 2 * k - c + R; // taps t[a], t[a + 1] on columns 2k, 2k + 1
+                if (a >= -1 && a <= 2 * R)
+                    S[c] = (a + 1) & 1 ? rowsi_dp2<1>(P[k + 2], p.txp[(a + 1) >> 1], S[c])
+                                       : rowsi_dp2<0>(P[k + 2], p.txp[(a + 1) >> 1], S[c]);
+            }
+        }
+        if (wvec) {
+            __stwb((uint32_t *)out,
+                   __byte_perm(__byte_perm(S[0], S[1], 0x0062), __byte_perm(S[2], S[3], 0x6200), 0x7610));
+        } else if (ECOL && writer) {
+#pragma unroll
+            for (int c = 0; c < 4; c++)
+                if (cx + c < p.width)
+                    __stwb(out + c, (uint8_t)(S[c] >> 16));
+        }
+        rowsi_advance(out, p.dpitch);
+    };
 #pragma unroll
     for (int t = 0; t < D; t++)
         if (t < n)
-            ROWS_LD(t, t);
-    float ring[KT][COLS];
-    const int groups = (n + U - 1) / U;
-    for (int g = 0; g < groups; g++) {
+            load(t, t);
+    const int groups = (n + U - 1) / U, plain = (n - D) / U; // groups 1 .. plain - 1 test nothing
 #pragma unroll
-        for (int t = 0; t < U; t++) {
-            const int i = g * U + t; // input index
-            // the row's words, constants put in
-            uint32_t w[NW];
+    for (int t = 0; t < U; t++)
+        if (t < n)
+            step(t, t, true);
+    int g = 1;
+    for (; g < plain; g++) {
 #pragma unroll
-            for (int q = 0; q < NW; q++) {
-                uint32_t v;
-                if (EDGE)
-                    v = __byte_perm(__byte_perm(raw[t][4 * q], raw[t][4 * q + 1], 0x0040),
-                                    __byte_perm(raw[t][4 * q + 2], raw[t][4 * q + 3], 0x0040), 0x5410);
-                else
-                    v = raw[t][q];
-                v = (v & ~cmask[q]) | (p.bval4 & cmask[q]);
-                w[q] = (crow >> t & 1) ? p.bval4 : v;
-            }
-            // input i + D into the slot just read
-            if (i + D < n)
-                ROWS_LD(i + D, (t + D) % U);
-            float f[COLS];
-#pragma unroll
-            for (int c = 0; c < COLS; c++)
-                f[c] = rows_byte(w[c >> 2], c & 3);
-            // columns -R .. COLS + R - 1 of this lane, the outer ones from its neighbours
-            float F[COLS + 2 * R];
-#pragma unroll
-            for (int c = 0; c < COLS; c++)
-                F[R + c] = f[c];
-#pragma unroll
-            for (int j = -R; j < 0; j++) {
-                const int d = (-j + COLS - 1) / COLS; // lanes to the left
-                F[R + j] = __shfl_up_sync(ROWS_FULL, f[j + d * COLS], d);
-            }
-#pragma unroll
-            for (int j = COLS; j < COLS + R; j++)
-                F[R + j] = __shfl_down_sync(ROWS_FULL, f[j % COLS], j / COLS);
-            const int slot = t % KT;
-#pragma unroll
-            for (int c = 0; c < COLS; c++) {
-                float h = p.wx[0] * F[c];
-#pragma unroll
-                for (int k = 1; k < KT; k++)
-                    h = __fmaf_rn(p.wx[k], F[c + k], h);
-                ring[slot][c] = h;
-            }
-            // input i completes output row i - (KT - 1): inputs i - KT + 1 .. i
-            if (g > 0 || t >= KT - 1) {
-                const int o = i - (KT - 1), y = y0 + o;
-                float s[COLS];
-#pragma unroll
-                for (int c = 0; c < COLS; c++) {
-                    float v = p.wy[0] * ring[(slot + 1) % KT][c];
-#pragma unroll
-                    for (int k = 1; k < KT; k++)
-                        v = __fmaf_rn(p.wy[k], ring[(slot + 1 + k) % KT][c], v);
-                    s[c] = v;
-                }
-                if (writer && o < p.bh && y < p.height) {
-                    // s is an exact integer in [0, 255 * 2^16]: s * 2^-16 + 0.5 is exact,
-                    // and adding 2^23 rounding down leaves (s + 2^15) >> 16 in the low byte
-                    uint32_t u[COLS];
-#pragma unroll
-                    for (int c = 0; c < COLS; c++)
-                        u[c] = __float_as_uint(__fadd_rd(__fmaf_rn(s[c], 1.0f / 65536.0f, 0.5f), 8388608.0f));
-                    uint8_t *out = p.dst + (size_t)y * p.dpitch + cx;
-                    if (wvec) {
-                        uint32_t o4[NW];
-#pragma unroll
-                        for (int q = 0; q < NW; q++)
-                            o4[q] = __byte_perm(__byte_perm(u[4 * q], u[4 * q + 1], 0x0040),
-                                                __byte_perm(u[4 * q + 2], u[4 * q + 3], 0x0040), 0x5410);
-                        if (COLS == 4)
-                            *(uint32_t *)out = o4[0];
-                        else
-                            *(uint2 *)out = make_uint2(o4[0], o4[NW - 1]);
-                    } else {
-#pragma unroll
-                        for (int c = 0; c < COLS; c++)
-                            if (cx + c < p.width)
-                                out[c] = (uint8_t)u[c];
-                    }
-                }
-            }
-        }
+        for (int t = 0; t < U; t++)
+            step(g * U + t, t, false);
     }
-#undef ROWS_LD
+    for (; g < groups; g++) {
+#pragma unroll
+        for (int t = 0; t < U; t++)
+            if (g * U + t < n)
+                step(g * U + t, t, true);
+    }
 }
 
-// CAP: registers capped (for 5 taps or fewer at 64, four 256-thread blocks a
-// multiprocessor) at about what the inner warps' walk needs (ptxas -v: 44 for 3 taps, 52
-// for 5); the edge walk, which would take ~105, spills a little in the few edge warps
-// instead of halving every warp's occupancy.  Measured on an H100 (docs/notes-gauss.md):
-// capped is 6 % faster at 5 taps.  Only CAP = 1 is launched.
-template <int KT, int COLS, int CAP> struct rows_minb {
-    enum { value = !CAP ? 1 : COLS == 4 ? (KT <= 5 ? 4 : KT <= 9 ? 3 : 2) : (KT <= 5 ? 3 : 2) };
-};
+// Registers capped at 40 (6 blocks of 8 warps a multiprocessor) up to 5 taps, 48 (5
+// blocks) for 7 and 9.  ptxas -v (sm_90, CUDA 13.0), each walk compiled alone: the inner
+// walk and the top and bottom bands' walk fit with no spill; the walk of the left and
+// right segments (two words a row, the selector, the mask) would take 52-72 registers
+// uncapped and spills 32-152 bytes instead (a few of 32 warps at 4K): the whole kernel
+// 3 / 5 / 7 / 9 taps: stack 8 / 24 / 24 / 56 bytes, spill stores 24 / 92 / 80 / 268.
+// Calling those walks __noinline__ spilled more (200-340 bytes of stack, the call ABI).
+template <int KT> struct rowsi_minb { enum { value = KT <= 5 ? 6 : 5 }; };
 
-template <int KT, int COLS, int CAP>
-__global__ void __launch_bounds__(256, (rows_minb<KT, COLS, CAP>::value)) gauss_rows_u8(const gauss_rows_params p)
+template <int KT>
+__global__ void __launch_bounds__(256, rowsi_minb<KT>::value) gauss_rowsi_u8(const gauss_rowsi_params p)
 {
-    constexpr int R = KT / 2, P = (R + COLS - 1) / COLS, OUTW = (32 - 2 * P) * COLS;
+    constexpr int R = KT / 2;
     const int lane = threadIdx.x & 31;
     const int seg = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
     if (seg >= p.segs)
         return; // the whole warp
     const int y0 = blockIdx.y * p.bh;
-    const int cx = seg * OUTW - P * COLS + lane * COLS;
-    const bool vec = cx >= 0 && cx + COLS <= p.width;
-    int col[COLS];
-#pragma unroll
-    for (int c = 0; c < COLS; c++)
-        col[c] = gvis_gauss_border_index(cx + c, p.width, p.border);
-    if (__all_sync(ROWS_FULL, vec))
-        rows_walk<KT, COLS, false>(p, lane, cx, col, y0);
-    else
-        rows_walk<KT, COLS, true>(p, lane, cx, col, y0);
+    const int cx = seg * ROWSI_OUTW - 4 + lane * 4;
+    const bool ecol = !__all_sync(ROWS_FULL, cx >= 0 && cx + 4 <= p.width);
+    const bool erow = y0 < R || y0 + p.bh + R > p.height;
+    if (ecol) {
+        if (erow)
+            rowsi_walk<KT, true, true>(p, lane, cx, y0);
+        else
+            rowsi_walk<KT, true, false>(p, lane, cx, y0);
+    } else {
+        if (erow)
+            rowsi_walk<KT, false, true>(p, lane, cx, y0);
+        else
+            rowsi_walk<KT, false, false>(p, lane, cx, y0);
+    }
 }
 
-// The taps centred in KT, the segments and the band height; the grid in gx, gy and the
-// block's threads in threads.  resident: blocks the whole GPU holds at once.
-template <int KT, int COLS>
-static void rows_plan(gauss_rows_params &p, const gvis_gauss_desc *d, long long resident, int bh, int *gx, int *gy,
-                      int *threads)
+// The grid for segs segments of a warp each across and bands of rows down: blocks of up
+// to 8 warps in gx, bands in gy, threads a block; returns the band height.  Bands enough
+// for 0.7 of the blocks the GPU holds at once (resident), so the grid is one wave with no
+// second, partial one: gy <= bands, so at most target + gx - 1 blocks (< resident while
+// gx < 0.3 resident), and the 2 KT floor (a band's KT - 1 rows of halo are read again)
+// only lowers gy.  On an H100 (132 multiprocessors x 6 blocks for 3 and 5 taps, x 5 for 7
+// and 9): 1920x1080 10 rows (5 taps) 216 blocks; 3840x2160 16 rows, 540 blocks (0.68 of
+// 792); 4096x2160 20 rows, 540; 7680x4320 62 rows, 560; 7 and 9 taps 19, 24 and 75 rows,
+// 450-464 blocks of 660.  Measured (4K, 5 taps, docs/notes-gauss.md): the rule 0.0164 ms,
+// bands of 8 / 12 / 24 / 32 / 48 rows 0.0162 / 0.0159 / 0.0168 / 0.0175 / 0.0225; that
+// sweep's 16 rows, 0.0398, is the rule's own grid, so no wave cliff (to be timed again).
+// bh > 0 is taken as it is.
+static int rows_grid(int segs, int height, int kt, long long resident, int bh, int *gx, int *gy, int *threads)
 {
-    constexpr int R = KT / 2, P = (R + COLS - 1) / COLS, OUTW = (32 - 2 * P) * COLS;
-    for (int k = 0; k < KT; k++) {
-        const int ix = k - (R - d->kx / 2), iy = k - (R - d->ky / 2);
-        p.wx[k] = ix >= 0 && ix < d->kx ? d->wx[ix] : 0.0f;
-        p.wy[k] = iy >= 0 && iy < d->ky ? d->wy[iy] : 0.0f;
-    }
-    p.segs = (d->width + OUTW - 1) / OUTW;
-    const int most = 8, wpb = p.segs < most ? p.segs : most;
-    *gx = (p.segs + wpb - 1) / wpb;
-    // Band height: bands enough for 0.7 of the blocks the GPU holds at once, so the grid
-    // is one wave with no second, partial one (the sweep in docs/notes-gauss.md: 4K,
-    // 5 taps, 0.68 waves 0.0243 ms, 1.02 waves 0.0261, 1.49 waves 0.0308, 0.52 waves
-    // 0.0311), and at least 2 KT rows (a band's KT - 1 rows of halo are summed again).
+    const int most = 8, wpb = segs < most ? segs : most;
+    *gx = (segs + wpb - 1) / wpb;
     if (bh <= 0) {
         long long target = (7 * resident + 9) / 10;
         long long bands = (target + *gx - 1) / *gx;
-        bh = (int)(((long long)d->height + bands - 1) / bands);
-        if (bh < 2 * KT)
-            bh = 2 * KT;
+        bh = (int)(((long long)height + bands - 1) / bands);
+        if (bh < 2 * kt)
+            bh = 2 * kt;
     }
-    p.bh = bh;
-    *gy = (d->height + bh - 1) / bh;
+    *gy = (height + bh - 1) / bh;
     *threads = 32 * wpb;
+    return bh;
+}
+
+// Whether the kernel takes d: an image at least as high as the kernel (rowsi_row)
+// and horizontal taps of at most 255 (dp2a's 8-bit operand), that is every kernel but a
+// horizontal identity (one tap of 256).
+static bool rowsi_takes(const gvis_gauss_desc *d)
+{
+    if (d->height < (d->kx > d->ky ? d->kx : d->ky))
+        return false;
+    for (int k = 0; k < d->kx; k++)
+        if (!(d->wx[k] >= 0.0f && d->wx[k] <= 255.0f))
+            return false;
+    return true;
+}
+
+// The taps centred in KT and packed, the segments and the band height.
+template <int KT>
+static void rowsi_plan(gauss_rowsi_params &p, const gvis_gauss_desc *d, long long resident, int bh, int *gx, int *gy,
+                       int *threads)
+{
+    constexpr int R = KT / 2;
+    uint32_t tx[KT + 2] = {0}; // tx[a + 1] = t[a], a = -1 .. KT
+    for (int k = 0; k < KT; k++) {
+        const int ix = k - (R - d->kx / 2), iy = k - (R - d->ky / 2);
+        tx[k + 1] = ix >= 0 && ix < d->kx ? (uint32_t)d->wx[ix] : 0;
+        p.ty[k] = iy >= 0 && iy < d->ky ? (uint32_t)d->wy[iy] : 0;
+    }
+    for (int r = 0; r <= R; r++)
+        p.txp[r] = tx[2 * r] | tx[2 * r + 1] << 8 | tx[2 * r + 1] << 16 | tx[2 * r + 2] << 24;
+    p.segs = (d->width + ROWSI_OUTW - 1) / ROWSI_OUTW;
+    p.bh = rows_grid(p.segs, d->height, KT, resident, bh, gx, gy, threads);
 }
 
 #ifndef GAUSS_ROWS_EMU
-// Knobs, read once (docs/notes-gauss.md): GVIS_GAUSS_ROWS_MAXK (largest kernel this path
-// takes, at most GAUSS_ROWS_MAX_TAPS; 0 = never), GVIS_GAUSS_ROWS_MIN_PIXELS (smallest
-// image it takes), GVIS_GAUSS_ROWS_BH (rows a warp walks; 0 = the rule above).
+// Knobs for measuring, read once a process (docs/notes-gauss.md): GVIS_GAUSS_ROWS_MAXK
+// (largest kernel taken, at most GAUSS_ROWS_MAX_TAPS; 0: never, the tile kernel only),
+// GVIS_GAUSS_ROWS_MIN_PIXELS (smallest image taken, every kernel; unset: the limits of
+// gauss_rows.h), GVIS_GAUSS_ROWS_BH (rows a warp walks; 0: the rule in rows_grid).
 static int rows_env(const char *name, int dflt)
 {
     const char *e = getenv(name);
@@ -280,35 +367,36 @@ struct rows_knobs {
 static const rows_knobs &rows_tuning()
 {
     static rows_knobs k = {rows_env("GVIS_GAUSS_ROWS_MAXK", GAUSS_ROWS_MAX_TAPS),
-                           rows_env("GVIS_GAUSS_ROWS_MIN_PIXELS", GAUSS_ROWS_MIN_PIXELS),
+                           rows_env("GVIS_GAUSS_ROWS_MIN_PIXELS", -1),
                            rows_env("GVIS_GAUSS_ROWS_BH", 0)};
     return k;
 }
 
-// Blocks of gauss_rows_u8<KT, 4> the device holds at once (multiprocessors x blocks each).
-template <int KT> static long long rows_resident()
+// Blocks of 256 threads of kernel the device holds at once (multiprocessors x blocks
+// each), found once a kernel (n: its cache).
+static long long rows_resident(const void *kernel, long long *n)
 {
-    static long long n;
-    if (!n) {
+    if (!*n) {
         int dev = 0, sms = 0, per = 0;
         cudaGetDevice(&dev);
         if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0)
             sms = 80;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, gauss_rows_u8<KT, 4, 1>, 256, 0) != cudaSuccess ||
-            per <= 0)
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, 256, 0) != cudaSuccess || per <= 0)
             per = 4;
-        n = (long long)sms * per;
+        *n = (long long)sms * per;
     }
-    return n;
+    return *n;
 }
 
-template <int KT> static int rows_launch(gauss_rows_params &p, const gvis_gauss_desc *d, cudaStream_t st)
+template <int KT> static int rowsi_launch(gauss_rowsi_params &p, const gvis_gauss_desc *d, cudaStream_t st)
 {
+    static long long resident;
     int gx, gy, threads;
-    rows_plan<KT, 4>(p, d, rows_resident<KT>(), rows_tuning().bh, &gx, &gy, &threads);
+    rowsi_plan<KT>(p, d, rows_resident((const void *)gauss_rowsi_u8<KT>, &resident), rows_tuning().bh, &gx, &gy,
+                   &threads);
     if (gy > 65535)
         return GAUSS_ROWS_DECLINED; // the tile kernel's 1-D grid takes it
-    gauss_rows_u8<KT, 4, 1><<<dim3(gx, gy), threads, 0, st>>>(p);
+    gauss_rowsi_u8<KT><<<dim3(gx, gy), threads, 0, st>>>(p);
     return (int)cudaGetLastError();
 }
 
@@ -317,24 +405,31 @@ extern "C" int gvis_cu_gauss_rows(const void *d_src, size_t spitch, void *d_dst,
 {
     const rows_knobs &kn = rows_tuning();
     const int kt = d->kx > d->ky ? d->kx : d->ky;
+    const long long min_pixels = kn.min_pixels >= 0 ? kn.min_pixels
+                                 : kt > 7            ? GAUSS_ROWS_MIN_PIXELS_9
+                                                     : GAUSS_ROWS_MIN_PIXELS;
     if (d->bytes != 1 || d->channels != 1 || kt > kn.maxk || kt > GAUSS_ROWS_MAX_TAPS ||
-        (long long)d->width * d->height < kn.min_pixels)
+        (long long)d->width * d->height < min_pixels || !rowsi_takes(d))
         return GAUSS_ROWS_DECLINED;
-    if (((uintptr_t)d_src | spitch | (uintptr_t)d_dst | dpitch) % 8)
-        return GAUSS_ROWS_DECLINED;
-    gauss_rows_params p;
-    p.src = (const uint8_t *)d_src;
-    p.spitch = spitch;
-    p.dst = (uint8_t *)d_dst;
-    p.dpitch = dpitch;
-    p.width = d->width;
-    p.height = d->height;
-    p.border = d->border;
-    p.bval4 = 0x01010101u * (uint32_t)d->border_value;
+    if (((uintptr_t)d_src | spitch | (uintptr_t)d_dst | dpitch) % 4)
+        return GAUSS_ROWS_DECLINED; // 4-byte loads and stores
+    gauss_rowsi_params q;
+    q.src = (const uint8_t *)d_src;
+    q.spitch = spitch;
+    q.dst = (uint8_t *)d_dst;
+    q.dpitch = dpitch;
+    q.width = d->width;
+    q.height = d->height;
+    q.border = d->border;
+    q.bval4 = 0x01010101u * (uint32_t)d->border_value;
     cudaStream_t st = (cudaStream_t)stream;
     // the smallest template at least as wide as the kernel
     if (kt <= 3)
-        return rows_launch<3>(p, d, st);
-    return rows_launch<5>(p, d, st);
+        return rowsi_launch<3>(q, d, st);
+    if (kt <= 5)
+        return rowsi_launch<5>(q, d, st);
+    if (kt <= 7)
+        return rowsi_launch<7>(q, d, st);
+    return rowsi_launch<9>(q, d, st);
 }
 #endif
