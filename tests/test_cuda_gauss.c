@@ -150,11 +150,12 @@ int main(void)
     compare(gpu, &img, &p);
     gvis_image_free(&img);
     /* The register-ring kernel (cuda/ops/gauss_rows.cu) takes 8-bit gray of 2 Mpixels and
-     * more with 3 to 7 taps, 4 Mpixels and more with 9: every border, widths that are not a multiple of 4 nor of the
-     * 120 columns of a warp, kernels of unequal sides, a horizontal identity (which it
-     * leaves to the tile kernel), a tiny sigma.  GVIS_GAUSS_ROWS_MAXK=0 in the environment
-     * runs the tile kernel instead; GVIS_GAUSS_ROWS_MIN_PIXELS=0 sends every 8-bit gray
-     * case of this file with up to 9 taps to the register-ring kernel. */
+     * more with 3 to 7 taps, 4 Mpixels with 9, 8 Mpixels with 11 to 15 (the 4K cases at the
+     * end): every border, widths that are not a multiple of 4 nor of the 120 columns of a
+     * warp, kernels of unequal sides, a horizontal identity (which it leaves to the tile
+     * kernel), a tiny sigma.  GVIS_GAUSS_ROWS_MAXK=0 in the environment runs the tile
+     * kernel instead; GVIS_GAUSS_ROWS_MIN_PIXELS=0 sends every 8-bit gray case of this file
+     * with up to 15 taps to the register-ring kernel. */
     const int rsz[][2] = {{2053, 2049}, {4099, 1001}, {2048, 2048}};
     const int rk[][2] = {{5, 5}, {3, 3}, {5, 3}, {1, 5}, {3, 1}, {7, 7}, {9, 7}}; /* 9 taps: from 4 Mpixels */
     for (int s = 0; s < 3; s++) {
@@ -166,6 +167,24 @@ int main(void)
                 if (quick && (k || b == 1 || b == 3))
                     continue;
                 gvis_gauss_params q = {k == 4 ? 0.2 : 0, 0, rk[k][0], rk[k][1], b, b == GVIS_BORDER_CONSTANT ? 201 : 0};
+                compare(gpu, &img, &q);
+            }
+        gvis_image_free(&img);
+    }
+    /* 11 to 15 taps, 8-bit gray, modest sizes: the tile kernel by default; with
+     * GVIS_GAUSS_ROWS_MIN_PIXELS=0 the rows kernel's 11-, 13- and 15-tap templates (two halo lanes a side, 112 columns a warp): widths about a warp's
+     * columns, below 8 and not a multiple of 4, kernels of unequal sides, every border. */
+    const int wsz[][2] = {{1001, 233}, {113, 40}, {7, 31}, {230, 15}};
+    const int wk[][2] = {{11, 11}, {13, 13}, {15, 15}, {15, 11}, {11, 13}, {13, 5}, {3, 15}};
+    for (int s = 0; s < 4; s++) {
+        if (quick >= 2 && s)
+            continue;
+        t_make(&img, wsz[s][0], wsz[s][1], 1, GVIS_U8, s % 3, s & 1 ? 64 : 0);
+        for (int k = 0; k < 7; k++)
+            for (int b = 0; b < 5; b++) {
+                if (quick && (b + k) % 2)
+                    continue;
+                gvis_gauss_params q = {0, 0, wk[k][0], wk[k][1], b, b == GVIS_BORDER_CONSTANT ? 77 : 0};
                 compare(gpu, &img, &q);
             }
         gvis_image_free(&img);
@@ -184,6 +203,13 @@ int main(void)
             compare(gpu, &img, &q);
             gvis_image_free(&img);
         }
+    /* 11 and 13 taps on 4K gray (15 above): the rows kernel's wide templates by default */
+    t_make(&img, 3840, 2160, 1, GVIS_U8, 1, 0);
+    for (int i = 0; i < 2; i++) {
+        gvis_gauss_params q = {0, 0, 11 + 2 * i, 13 - 2 * i, i ? GVIS_BORDER_REPLICATE : GVIS_BORDER_CONSTANT, 9};
+        compare(gpu, &img, &q);
+    }
+    gvis_image_free(&img);
     t_make(&img, 3840, 2160, 1, GVIS_U16, 1, 0);
     gvis_gauss_params q16 = {0, 0, 9, 9, GVIS_BORDER_REPLICATE, 0};
     compare(gpu, &img, &q16);

@@ -4,10 +4,11 @@
 // wider kernel, a smaller image, buffers not 4-byte aligned, an image lower than the
 // kernel, a horizontal tap of 256).
 //
-// gauss_rowsi_u8<KT>, KT = 3, 5, 7, 9 (a kernel runs in the smallest template at least as
-// wide, its taps zero-padded about the centre): a warp per segment of 120 columns walks
-// down a band of rows, 4 columns a lane (one 4-byte load a row), no shared memory, no
-// barrier.  Vertical first:
+// gauss_rowsi_u8<KT>, KT = 3, 5, 7, 9, 11, 13, 15 (a kernel runs in the smallest template
+// at least as wide, its taps zero-padded about the centre; the sizes each takes are in
+// gauss_rows.h): a warp per segment of 120 columns (112 from 11 taps)
+// walks down a band of rows, 4 columns a lane (one 4-byte load a row), no shared memory,
+// no barrier.  Vertical first:
 // - Vertical: a loaded word (4 columns) is split once into two registers of two 16-bit
 //   lanes, columns 0 and 2, 1 and 3 (a __byte_perm each); the last KT rows of those stay
 //   in a register ring (the loop is unrolled by a multiple of KT, so the ring's slots are
@@ -15,9 +16,10 @@
 //   The taps are OpenCV's 8-bit fixed-point integers (>= 0, sum 256), so a lane's sum is
 //   at most 255 * 256 < 2^16 and no carry crosses into the other lane.
 // - Horizontal: the sums regrouped as column pairs (0,1) and (2,3) (two more
-//   __byte_perm), the neighbours' pairs by shuffles (the first and last lane of a warp
-//   only feed their neighbours), and per output one dp2a (two 16-bit lanes times two
-//   8-bit taps, added to a 32-bit accumulator) for each pair its taps touch.  The
+//   __byte_perm), the neighbours' pairs by shuffles (the first and last lane of a warp,
+//   two each side from 11 taps, only feed their neighbours), and per output one dp2a
+//   (two 16-bit lanes times two 8-bit taps, added to a 32-bit accumulator) for each pair
+//   its taps touch.  The
 //   accumulator starts at 2^15, so it ends as S + 2^15 < 2^24, the exact 2-D sum plus
 //   half: its byte 2 is the result (S + 2^15) >> 16, as gauss.cu and the CPU compute it;
 //   four of those are packed into one word and stored.  dp2a takes 8-bit taps: a
@@ -39,10 +41,13 @@
 #include "gauss_rows.h"
 
 #define ROWS_FULL 0xffffffffu
-#define ROWSI_AHEAD 4 // rows loaded ahead of the one being used
-#define ROWSI_OUTW 120 // output columns of a warp: 30 lanes x 4 (R <= 4, one lane each side)
+#define ROWSI_AHEAD 4 // rows loaded ahead of the one being used (GVIS_GAUSS_ROWS_AHEAD: 5 taps' inner walks)
 
-struct gauss_rowsi_params {
+// Halo lanes each side of a warp (R <= 4: one, R <= 8: two) and output columns of a warp:
+// 30 lanes x 4 = 120 up to 9 taps, 28 x 4 = 112 for 11-15.
+template <int KT> struct rowsi_halo { enum { lanes = (KT / 2 + 3) / 4, outw = 4 * (32 - 2 * lanes) }; };
+
+struct gauss_rowsi_geom {
     const uint8_t *src;
     size_t spitch;
     uint8_t *dst;
@@ -50,18 +55,24 @@ struct gauss_rowsi_params {
     int width, height, border;
     int bh, segs;
     uint32_t bval4; // the constant border's byte, in all four bytes
-    uint32_t ty[GAUSS_ROWS_MAX_TAPS];            // vertical taps, centred, zero-padded to KT
-    uint32_t txp[(GAUSS_ROWS_MAX_TAPS + 1) / 2]; // horizontal: txp[r] = bytes t[2r-1], t[2r], t[2r], t[2r+1]
 };
+// The kernel's parameters, taps for up to NT: 9 for KT <= 9 (ptxas spilled 50-60 % more
+// in the edge walks of the 3- and 5-tap kernels with room for 15 taps), 15 above.
+template <int NT> struct gauss_rowsi_params : gauss_rowsi_geom {
+    uint32_t ty[NT];            // vertical taps, centred, zero-padded to KT
+    uint32_t txp[(NT + 1) / 2]; // horizontal: txp[r] = bytes t[2r-1], t[2r], t[2r], t[2r+1]
+};
+template <int KT> using rowsi_params = gauss_rowsi_params<KT <= 9 ? 9 : 15>;
 
 // An edge lane's columns: two aligned words (byte offsets in a row) and the
 // __byte_perm selector that picks its 4 columns from them; cmask: the bytes that are
 // the constant border.  The 4 mapped columns of a lane that feeds an output lie in at
-// most two words: the lane's cx is in [-4, width], so near an edge the reflecting modes
-// and replicate map 4 adjacent columns onto a run of at most 4 (2 words), wrap onto a
-// run ending at width - 1 in the lane's own word and a run from 0 in word 0, and an
-// image up to 8 wide has only 2 words.  (Lanes further out feed nothing; their loads
-// only need to be valid, which the offsets always are.)
+// most two words: the lane's cx is a multiple of 4 in [-8, width + 7] (two halo lanes
+// from 11 taps), so for an image wider than 8 the reflecting modes and replicate fold 4
+// adjacent columns at most once, onto a run of at most 4 (2 words), wrap maps them onto
+// a run ending at width - 1 in the lane's own word and a run from 0 in word 0 (or one
+// run of 4), and an image up to 8 wide has only 2 words.  (Lanes further out feed
+// nothing; their loads only need to be valid, which the offsets always are.)
 struct rowsi_cols {
     uint32_t o0, o1, sel, cmask;
 };
@@ -141,20 +152,20 @@ template <int HI> __device__ __forceinline__ uint32_t rowsi_dp2(uint32_t a, uint
 }
 
 // Rows unrolled a loop step: a multiple of KT (the ring's slots stay fixed registers)
-// and at least ROWSI_AHEAD (every row in flight has its own slot).
-template <int KT> struct rowsi_unroll { enum { value = KT * ((ROWSI_AHEAD + KT - 1) / KT) }; };
+// and at least D, the rows loaded ahead (every row in flight has its own slot).
+template <int KT, int D> struct rowsi_unroll { enum { value = KT * ((D + KT - 1) / KT) }; };
 
 // A warp's walk down its band: inputs i = 0 .. n - 1 are rows y0 - R + i, and input i
 // completes output row y0 + i - (KT - 1).  ECOL: the warp has lanes at the image's left
 // or right edge (two words a row through rowsi_colmap); EROW: the band has rows outside
 // the image (each row mapped).  Group 0 and the last groups test each row (loads past
 // the band, outputs before the ring is full); the groups between test nothing.
-template <int KT, bool ECOL, bool EROW>
-__device__ __forceinline__ void rowsi_walk(const gauss_rowsi_params &p, int lane, int cx, int y0)
+template <int KT, int D, bool ECOL, bool EROW>
+__device__ __forceinline__ void rowsi_walk(const rowsi_params<KT> &p, int lane, int cx, int y0)
 {
-    constexpr int R = KT / 2, U = rowsi_unroll<KT>::value, D = ROWSI_AHEAD, NW = ECOL ? 2 : 1;
+    constexpr int R = KT / 2, U = rowsi_unroll<KT, D>::value, NW = ECOL ? 2 : 1, HL = rowsi_halo<KT>::lanes;
     const int bh = p.height - y0 < p.bh ? p.height - y0 : p.bh, n = bh + KT - 1;
-    const bool writer = lane >= 1 && lane <= 30 && cx < p.width;
+    const bool writer = lane >= HL && lane < 32 - HL && cx < p.width;
     const bool wvec = writer && (!ECOL || cx + 4 <= p.width);
     rowsi_cols cm = {0, 0, 0, 0};
     if (ECOL)
@@ -201,26 +212,30 @@ __device__ __forceinline__ void rowsi_walk(const gauss_rowsi_params &p, int lane
             vlo += p.ty[j] * rlo[(s + 1 + j) % KT];
             vhi += p.ty[j] * rhi[(s + 1 + j) % KT];
         }
-        // column pairs k = -2 .. 3 of this lane (pair k: columns 2k, 2k + 1)
-        uint32_t P[6];
-        P[2] = __byte_perm(vlo, vhi, 0x5410);
-        P[3] = __byte_perm(vlo, vhi, 0x7632);
-        P[1] = __shfl_up_sync(ROWS_FULL, P[3], 1);
-        P[4] = __shfl_down_sync(ROWS_FULL, P[2], 1);
-        if (R > 2) {
-            P[0] = __shfl_up_sync(ROWS_FULL, P[2], 1);
-            P[5] = __shfl_down_sync(ROWS_FULL, P[3], 1);
+        // column pairs k = -2 HL .. 2 HL + 1 of this lane (pair k: columns 2k, 2k + 1; pair
+        // k is pair k mod 2 of lane + floor(k / 2)), those the taps touch: k in
+        // [-(R + 1) / 2, (R + 3) / 2]
+        constexpr int K0 = -2 * HL;
+        uint32_t P[4 * HL + 2];
+        P[-K0] = __byte_perm(vlo, vhi, 0x5410);
+        P[1 - K0] = __byte_perm(vlo, vhi, 0x7632);
+#pragma unroll
+        for (int k = K0; k <= 2 * HL + 1; k++) {
+            if ((k >= 0 && k <= 1) || 2 * k < -R - 1 || 2 * k > R + 3)
+                continue;
+            P[k - K0] = k < 0 ? __shfl_up_sync(ROWS_FULL, P[(k & 1) - K0], (-k + 1) / 2)
+                              : __shfl_down_sync(ROWS_FULL, P[(k & 1) - K0], k / 2);
         }
         uint32_t S[4];
 #pragma unroll
         for (int c = 0; c < 4; c++) {
             S[c] = 0x8000u;
 #pragma unroll
-            for (int k = -2; k <= 3; k++) {
+            for (int k = K0; k <= 2 * HL + 1; k++) {
                 const int a = 2 * k - c + R; // taps t[a], t[a + 1] on columns 2k, 2k + 1
                 if (a >= -1 && a <= 2 * R)
-                    S[c] = (a + 1) & 1 ? rowsi_dp2<1>(P[k + 2], p.txp[(a + 1) >> 1], S[c])
-                                       : rowsi_dp2<0>(P[k + 2], p.txp[(a + 1) >> 1], S[c]);
+                    S[c] = (a + 1) & 1 ? rowsi_dp2<1>(P[k - K0], p.txp[(a + 1) >> 1], S[c])
+                                       : rowsi_dp2<0>(P[k - K0], p.txp[(a + 1) >> 1], S[c]);
             }
         }
         if (wvec) {
@@ -258,36 +273,38 @@ __device__ __forceinline__ void rowsi_walk(const gauss_rowsi_params &p, int lane
 }
 
 // Registers capped at 40 (6 blocks of 8 warps a multiprocessor) up to 5 taps, 48 (5
-// blocks) for 7 and 9.  ptxas -v (sm_90, CUDA 13.0), each walk compiled alone: the inner
+// blocks) for 7 and 9, 64 (4 blocks) for 11-15: at 48 the inner walk of 13 and 15 taps
+// spills (136 / 244 bytes; 15 taps uncapped: 96 registers), at 64 no inner or top/bottom
+// walk does.  ptxas -v (sm_90, CUDA 13.0), each walk compiled alone: the inner
 // walk and the top and bottom bands' walk fit with no spill; the walk of the left and
 // right segments (two words a row, the selector, the mask) would take 52-72 registers
 // uncapped and spills 32-152 bytes instead (a few of 32 warps at 4K): the whole kernel
 // 3 / 5 / 7 / 9 taps: stack 8 / 24 / 24 / 56 bytes, spill stores 24 / 92 / 80 / 268.
 // Calling those walks __noinline__ spilled more (200-340 bytes of stack, the call ABI).
-template <int KT> struct rowsi_minb { enum { value = KT <= 5 ? 6 : 5 }; };
+template <int KT> struct rowsi_minb { enum { value = KT <= 5 ? 6 : KT <= 9 ? 5 : 4 }; };
 
-template <int KT>
-__global__ void __launch_bounds__(256, rowsi_minb<KT>::value) gauss_rowsi_u8(const gauss_rowsi_params p)
+template <int KT, int D = ROWSI_AHEAD>
+__global__ void __launch_bounds__(256, rowsi_minb<KT>::value) gauss_rowsi_u8(const rowsi_params<KT> p)
 {
-    constexpr int R = KT / 2;
+    constexpr int R = KT / 2, HL = rowsi_halo<KT>::lanes;
     const int lane = threadIdx.x & 31;
     const int seg = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
     if (seg >= p.segs)
         return; // the whole warp
     const int y0 = blockIdx.y * p.bh;
-    const int cx = seg * ROWSI_OUTW - 4 + lane * 4;
+    const int cx = seg * rowsi_halo<KT>::outw + (lane - HL) * 4;
     const bool ecol = !__all_sync(ROWS_FULL, cx >= 0 && cx + 4 <= p.width);
     const bool erow = y0 < R || y0 + p.bh + R > p.height;
-    if (ecol) {
+    if (ecol) { // D: the inner segments' walks only (the edge walks spill more with more)
         if (erow)
-            rowsi_walk<KT, true, true>(p, lane, cx, y0);
+            rowsi_walk<KT, ROWSI_AHEAD, true, true>(p, lane, cx, y0);
         else
-            rowsi_walk<KT, true, false>(p, lane, cx, y0);
+            rowsi_walk<KT, ROWSI_AHEAD, true, false>(p, lane, cx, y0);
     } else {
         if (erow)
-            rowsi_walk<KT, false, true>(p, lane, cx, y0);
+            rowsi_walk<KT, D, false, true>(p, lane, cx, y0);
         else
-            rowsi_walk<KT, false, false>(p, lane, cx, y0);
+            rowsi_walk<KT, D, false, false>(p, lane, cx, y0);
     }
 }
 
@@ -299,7 +316,8 @@ __global__ void __launch_bounds__(256, rowsi_minb<KT>::value) gauss_rowsi_u8(con
 // only lowers gy.  On an H100 (132 multiprocessors x 6 blocks for 3 and 5 taps, x 5 for 7
 // and 9): 1920x1080 10 rows (5 taps) 216 blocks; 3840x2160 16 rows, 540 blocks (0.68 of
 // 792); 4096x2160 20 rows, 540; 7680x4320 62 rows, 560; 7 and 9 taps 19, 24 and 75 rows,
-// 450-464 blocks of 660.  Measured (4K, 5 taps, docs/notes-gauss.md): the rule 0.0164 ms,
+// 450-464 blocks of 660; 11-15 taps (4 blocks, 528; 112 columns a warp) 3840x2160 30
+// rows, 360 blocks.  Measured (4K, 5 taps, docs/notes-gauss.md): the rule 0.0164 ms,
 // bands of 8 / 12 / 24 / 32 / 48 rows 0.0162 / 0.0159 / 0.0168 / 0.0175 / 0.0225; that
 // sweep's 16 rows, 0.0398, is the rule's own grid, so no wave cliff (to be timed again).
 // bh > 0 is taken as it is.
@@ -334,10 +352,11 @@ static bool rowsi_takes(const gvis_gauss_desc *d)
 
 // The taps centred in KT and packed, the segments and the band height.
 template <int KT>
-static void rowsi_plan(gauss_rowsi_params &p, const gvis_gauss_desc *d, long long resident, int bh, int *gx, int *gy,
-                       int *threads)
+static void rowsi_plan(rowsi_params<KT> &p, const gauss_rowsi_geom &g, const gvis_gauss_desc *d, long long resident,
+                       int bh, int *gx, int *gy, int *threads)
 {
     constexpr int R = KT / 2;
+    static_cast<gauss_rowsi_geom &>(p) = g;
     uint32_t tx[KT + 2] = {0}; // tx[a + 1] = t[a], a = -1 .. KT
     for (int k = 0; k < KT; k++) {
         const int ix = k - (R - d->kx / 2), iy = k - (R - d->ky / 2);
@@ -346,15 +365,17 @@ static void rowsi_plan(gauss_rowsi_params &p, const gvis_gauss_desc *d, long lon
     }
     for (int r = 0; r <= R; r++)
         p.txp[r] = tx[2 * r] | tx[2 * r + 1] << 8 | tx[2 * r + 1] << 16 | tx[2 * r + 2] << 24;
-    p.segs = (d->width + ROWSI_OUTW - 1) / ROWSI_OUTW;
+    p.segs = (d->width + rowsi_halo<KT>::outw - 1) / rowsi_halo<KT>::outw;
     p.bh = rows_grid(p.segs, d->height, KT, resident, bh, gx, gy, threads);
 }
 
 #ifndef GAUSS_ROWS_EMU
 // Knobs for measuring, read once a process (docs/notes-gauss.md): GVIS_GAUSS_ROWS_MAXK
-// (largest kernel taken, at most GAUSS_ROWS_MAX_TAPS; 0: never, the tile kernel only),
-// GVIS_GAUSS_ROWS_MIN_PIXELS (smallest image taken, every kernel; unset: the limits of
-// gauss_rows.h), GVIS_GAUSS_ROWS_BH (rows a warp walks; 0: the rule in rows_grid).
+// (largest kernel taken, at most and by default GAUSS_ROWS_MAX_TAPS;
+// 0: never, the tile kernel only), GVIS_GAUSS_ROWS_MIN_PIXELS (smallest image taken, every
+// kernel; unset: the limits of gauss_rows.h), GVIS_GAUSS_ROWS_BH (rows a warp walks; 0: the
+// rule in rows_grid), GVIS_GAUSS_ROWS_AHEAD (rows loaded ahead by the 5-tap template: 2, 4,
+// 6 or 8; others 4).
 static int rows_env(const char *name, int dflt)
 {
     const char *e = getenv(name);
@@ -362,13 +383,14 @@ static int rows_env(const char *name, int dflt)
 }
 
 struct rows_knobs {
-    int maxk, min_pixels, bh;
+    int maxk, min_pixels, bh, ahead;
 };
 static const rows_knobs &rows_tuning()
 {
     static rows_knobs k = {rows_env("GVIS_GAUSS_ROWS_MAXK", GAUSS_ROWS_MAX_TAPS),
                            rows_env("GVIS_GAUSS_ROWS_MIN_PIXELS", -1),
-                           rows_env("GVIS_GAUSS_ROWS_BH", 0)};
+                           rows_env("GVIS_GAUSS_ROWS_BH", 0),
+                           rows_env("GVIS_GAUSS_ROWS_AHEAD", ROWSI_AHEAD)};
     return k;
 }
 
@@ -388,15 +410,17 @@ static long long rows_resident(const void *kernel, long long *n)
     return *n;
 }
 
-template <int KT> static int rowsi_launch(gauss_rowsi_params &p, const gvis_gauss_desc *d, cudaStream_t st)
+template <int KT, int D = ROWSI_AHEAD>
+static int rowsi_launch(const gauss_rowsi_geom &g, const gvis_gauss_desc *d, cudaStream_t st)
 {
     static long long resident;
     int gx, gy, threads;
-    rowsi_plan<KT>(p, d, rows_resident((const void *)gauss_rowsi_u8<KT>, &resident), rows_tuning().bh, &gx, &gy,
+    rowsi_params<KT> p;
+    rowsi_plan<KT>(p, g, d, rows_resident((const void *)gauss_rowsi_u8<KT, D>, &resident), rows_tuning().bh, &gx, &gy,
                    &threads);
     if (gy > 65535)
         return GAUSS_ROWS_DECLINED; // the tile kernel's 1-D grid takes it
-    gauss_rowsi_u8<KT><<<dim3(gx, gy), threads, 0, st>>>(p);
+    gauss_rowsi_u8<KT, D><<<dim3(gx, gy), threads, 0, st>>>(p);
     return (int)cudaGetLastError();
 }
 
@@ -406,6 +430,7 @@ extern "C" int gvis_cu_gauss_rows(const void *d_src, size_t spitch, void *d_dst,
     const rows_knobs &kn = rows_tuning();
     const int kt = d->kx > d->ky ? d->kx : d->ky;
     const long long min_pixels = kn.min_pixels >= 0 ? kn.min_pixels
+                                 : kt > 9            ? GAUSS_ROWS_MIN_PIXELS_WIDE
                                  : kt > 7            ? GAUSS_ROWS_MIN_PIXELS_9
                                                      : GAUSS_ROWS_MIN_PIXELS;
     if (d->bytes != 1 || d->channels != 1 || kt > kn.maxk || kt > GAUSS_ROWS_MAX_TAPS ||
@@ -413,7 +438,7 @@ extern "C" int gvis_cu_gauss_rows(const void *d_src, size_t spitch, void *d_dst,
         return GAUSS_ROWS_DECLINED;
     if (((uintptr_t)d_src | spitch | (uintptr_t)d_dst | dpitch) % 4)
         return GAUSS_ROWS_DECLINED; // 4-byte loads and stores
-    gauss_rowsi_params q;
+    gauss_rowsi_geom q;
     q.src = (const uint8_t *)d_src;
     q.spitch = spitch;
     q.dst = (uint8_t *)d_dst;
@@ -426,10 +451,26 @@ extern "C" int gvis_cu_gauss_rows(const void *d_src, size_t spitch, void *d_dst,
     // the smallest template at least as wide as the kernel
     if (kt <= 3)
         return rowsi_launch<3>(q, d, st);
-    if (kt <= 5)
-        return rowsi_launch<5>(q, d, st);
+    if (kt <= 5) {
+        switch (kn.ahead) { // for measuring; 4 otherwise
+        case 2:
+            return rowsi_launch<5, 2>(q, d, st);
+        case 6:
+            return rowsi_launch<5, 6>(q, d, st);
+        case 8:
+            return rowsi_launch<5, 8>(q, d, st);
+        default:
+            return rowsi_launch<5>(q, d, st);
+        }
+    }
     if (kt <= 7)
         return rowsi_launch<7>(q, d, st);
-    return rowsi_launch<9>(q, d, st);
+    if (kt <= 9)
+        return rowsi_launch<9>(q, d, st);
+    if (kt <= 11)
+        return rowsi_launch<11>(q, d, st);
+    if (kt <= 13)
+        return rowsi_launch<13>(q, d, st);
+    return rowsi_launch<15>(q, d, st);
 }
 #endif
