@@ -415,10 +415,10 @@ extern "C" int gvis_cu_gauss(const void *d_src, size_t spitch, void *d_dst, size
     if (d->width <= 0 || d->height <= 0 || d->kx < 1 || d->ky < 1 || d->kx > GVIS_GAUSS_TILE_TAPS ||
         d->ky > GVIS_GAUSS_TILE_TAPS || !(d->kx & 1) || !(d->ky & 1))
         return cudaErrorInvalidValue;
-    // 8-bit gray of 2 Mpixels or more, 3 to 9 taps: the register-ring kernel of
-    // gauss_rows.cu; what it declines (any other case, a horizontal tap of 256, an image
-    // lower than the kernel, a misaligned buffer) runs in the tile kernel below, which
-    // takes every case
+    // 8-bit gray, 3 to 15 taps, from the sizes gauss_rows.h gives: the register-ring
+    // kernel of gauss_rows.cu; what it declines (any other case, a horizontal tap of 256,
+    // an image lower than the kernel, a misaligned buffer) runs in the tile kernel below,
+    // which takes every case
     const int rows = gvis_cu_gauss_rows(d_src, spitch, d_dst, dpitch, d, stream);
     if (rows != GAUSS_ROWS_DECLINED)
         return rows;
