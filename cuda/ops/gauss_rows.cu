@@ -41,7 +41,7 @@
 #include "gauss_rows.h"
 
 #define ROWS_FULL 0xffffffffu
-#define ROWSI_AHEAD 4 // rows loaded ahead of the one being used (GVIS_GAUSS_ROWS_AHEAD: 5 taps' inner walks)
+#define ROWSI_AHEAD 4 // rows loaded ahead of the one being used (2, 6 and 8 measured no better: notes)
 
 // Halo lanes each side of a warp (R <= 4: one, R <= 8: two) and output columns of a warp:
 // 30 lanes x 4 = 120 up to 9 taps, 28 x 4 = 112 for 11-15.
@@ -283,7 +283,7 @@ __device__ __forceinline__ void rowsi_walk(const rowsi_params<KT> &p, int lane, 
 // Calling those walks __noinline__ spilled more (200-340 bytes of stack, the call ABI).
 template <int KT> struct rowsi_minb { enum { value = KT <= 5 ? 6 : KT <= 9 ? 5 : 4 }; };
 
-template <int KT, int D = ROWSI_AHEAD>
+template <int KT>
 __global__ void __launch_bounds__(256, rowsi_minb<KT>::value) gauss_rowsi_u8(const rowsi_params<KT> p)
 {
     constexpr int R = KT / 2, HL = rowsi_halo<KT>::lanes;
@@ -295,16 +295,16 @@ __global__ void __launch_bounds__(256, rowsi_minb<KT>::value) gauss_rowsi_u8(con
     const int cx = seg * rowsi_halo<KT>::outw + (lane - HL) * 4;
     const bool ecol = !__all_sync(ROWS_FULL, cx >= 0 && cx + 4 <= p.width);
     const bool erow = y0 < R || y0 + p.bh + R > p.height;
-    if (ecol) { // D: the inner segments' walks only (the edge walks spill more with more)
+    if (ecol) {
         if (erow)
             rowsi_walk<KT, ROWSI_AHEAD, true, true>(p, lane, cx, y0);
         else
             rowsi_walk<KT, ROWSI_AHEAD, true, false>(p, lane, cx, y0);
     } else {
         if (erow)
-            rowsi_walk<KT, D, false, true>(p, lane, cx, y0);
+            rowsi_walk<KT, ROWSI_AHEAD, false, true>(p, lane, cx, y0);
         else
-            rowsi_walk<KT, D, false, false>(p, lane, cx, y0);
+            rowsi_walk<KT, ROWSI_AHEAD, false, false>(p, lane, cx, y0);
     }
 }
 
@@ -374,8 +374,7 @@ static void rowsi_plan(rowsi_params<KT> &p, const gauss_rowsi_geom &g, const gvi
 // (largest kernel taken, at most and by default GAUSS_ROWS_MAX_TAPS;
 // 0: never, the tile kernel only), GVIS_GAUSS_ROWS_MIN_PIXELS (smallest image taken, every
 // kernel; unset: the limits of gauss_rows.h), GVIS_GAUSS_ROWS_BH (rows a warp walks; 0: the
-// rule in rows_grid), GVIS_GAUSS_ROWS_AHEAD (rows loaded ahead by the 5-tap template: 2, 4,
-// 6 or 8; others 4).
+// rule in rows_grid).
 static int rows_env(const char *name, int dflt)
 {
     const char *e = getenv(name);
@@ -383,14 +382,13 @@ static int rows_env(const char *name, int dflt)
 }
 
 struct rows_knobs {
-    int maxk, min_pixels, bh, ahead;
+    int maxk, min_pixels, bh;
 };
 static const rows_knobs &rows_tuning()
 {
     static rows_knobs k = {rows_env("GVIS_GAUSS_ROWS_MAXK", GAUSS_ROWS_MAX_TAPS),
                            rows_env("GVIS_GAUSS_ROWS_MIN_PIXELS", -1),
-                           rows_env("GVIS_GAUSS_ROWS_BH", 0),
-                           rows_env("GVIS_GAUSS_ROWS_AHEAD", ROWSI_AHEAD)};
+                           rows_env("GVIS_GAUSS_ROWS_BH", 0)};
     return k;
 }
 
@@ -410,17 +408,17 @@ static long long rows_resident(const void *kernel, long long *n)
     return *n;
 }
 
-template <int KT, int D = ROWSI_AHEAD>
+template <int KT>
 static int rowsi_launch(const gauss_rowsi_geom &g, const gvis_gauss_desc *d, cudaStream_t st)
 {
     static long long resident;
     int gx, gy, threads;
     rowsi_params<KT> p;
-    rowsi_plan<KT>(p, g, d, rows_resident((const void *)gauss_rowsi_u8<KT, D>, &resident), rows_tuning().bh, &gx, &gy,
+    rowsi_plan<KT>(p, g, d, rows_resident((const void *)gauss_rowsi_u8<KT>, &resident), rows_tuning().bh, &gx, &gy,
                    &threads);
     if (gy > 65535)
         return GAUSS_ROWS_DECLINED; // the tile kernel's 1-D grid takes it
-    gauss_rowsi_u8<KT, D><<<dim3(gx, gy), threads, 0, st>>>(p);
+    gauss_rowsi_u8<KT><<<dim3(gx, gy), threads, 0, st>>>(p);
     return (int)cudaGetLastError();
 }
 
@@ -451,18 +449,8 @@ extern "C" int gvis_cu_gauss_rows(const void *d_src, size_t spitch, void *d_dst,
     // the smallest template at least as wide as the kernel
     if (kt <= 3)
         return rowsi_launch<3>(q, d, st);
-    if (kt <= 5) {
-        switch (kn.ahead) { // for measuring; 4 otherwise
-        case 2:
-            return rowsi_launch<5, 2>(q, d, st);
-        case 6:
-            return rowsi_launch<5, 6>(q, d, st);
-        case 8:
-            return rowsi_launch<5, 8>(q, d, st);
-        default:
-            return rowsi_launch<5>(q, d, st);
-        }
-    }
+    if (kt <= 5)
+        return rowsi_launch<5>(q, d, st);
     if (kt <= 7)
         return rowsi_launch<7>(q, d, st);
     if (kt <= 9)

@@ -28,6 +28,19 @@ struct census_pair {
     census_img v[2]; // blockIdx.z = i takes v[i]
 };
 
+// A pixel's outputs: its code, with the guide byte in bits 32-39 where the view packs it,
+// and its guide byte (the centre sample's high byte for u16, through the view's R of step 3).
+template <typename T>
+__device__ __forceinline__ void census_put(const census_img &im, size_t i, uint64_t code, unsigned centre)
+{
+    uint8_t g = (uint8_t)(sizeof(T) == 1 ? centre : centre >> 8);
+    if (im.remap)
+        g = im.lut[g];
+    im.out[i] = im.pack ? code | (uint64_t)g << 32 : code;
+    if (im.guide)
+        im.guide[i] = g;
+}
+
 template <typename T>
 __global__ void __launch_bounds__(TX *TY) census_kernel(census_pair pr, int width, int height)
 {
@@ -52,14 +65,7 @@ __global__ void __launch_bounds__(TX *TY) census_kernel(census_pair pr, int widt
         for (int dx = -RX; dx <= RX; dx++)
             if (dy != 0 || dx != 0)
                 code = (code << 1) | (uint64_t)(tile[cy + dy][cx + dx] < c);
-    uint8_t g = (uint8_t)(sizeof(T) == 1 ? c : c >> 8);
-    if (im.remap)
-        g = im.lut[g];
-    if (im.pack)
-        code |= (uint64_t)g << 32;
-    im.out[(size_t)y * width + x] = code;
-    if (im.guide)
-        im.guide[(size_t)y * width + x] = g;
+    census_put<T>(im, (size_t)y * width + x, code, c);
 }
 
 // The centre-symmetric census (31 bits), a warp a strip of 32 columns walking SR rows
@@ -110,15 +116,8 @@ __global__ void __launch_bounds__(TX *TY) census_sym_kernel(census_pair pr, int 
                 if (r < RY || c < RX)
                     code = code << 1 | (uint32_t)(w[r][c] >= w[2 * RY - r][2 * RX - c]);
         const int y = ys + i;
-        if (y < height) {
-            const unsigned v = w[RY][RX];
-            uint8_t g = (uint8_t)(sizeof(T) == 1 ? v : v >> 8);
-            if (im.remap)
-                g = im.lut[g];
-            im.out[(size_t)y * width + x] = im.pack ? (uint64_t)code | (uint64_t)g << 32 : (uint64_t)code;
-            if (im.guide)
-                im.guide[(size_t)y * width + x] = g;
-        }
+        if (y < height)
+            census_put<T>(im, (size_t)y * width + x, code, w[RY][RX]);
 #pragma unroll
         for (int r = 0; r < 2 * RY; r++)
 #pragma unroll
