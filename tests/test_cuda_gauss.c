@@ -189,6 +189,32 @@ int main(void)
             }
         gvis_image_free(&img);
     }
+    /* The shared-memory sums kernel (cuda/ops/gauss_vtile.cu) takes 8-bit gray with 13 to
+     * 63 taps from 8 Mpixels (the 4K cases at the end); with GVIS_GAUSS_VTILE_MINK=3 and
+     * GVIS_GAUSS_VTILE_MIN_PIXELS=0 in the environment every 8-bit gray case of this file
+     * with up to 63 taps, these among them: tiles of 224 (31 taps) and 192 (63) columns,
+     * so widths one past a tile, not a multiple of 4, a padded pitch; every border;
+     * kernels in each template and padded into them, unequal sides, a vertical identity
+     * (taken) and a horizontal one (left to the tile kernel).  GVIS_GAUSS_VTILE_RQ=4 runs
+     * its 16-row steps; GVIS_GAUSS_VTILE_MAXK=0 none of it. */
+    const int vsz[][2] = {{1121, 1001}, {1345, 770}};
+    const int vk[][2] = {{31, 31}, {17, 17}, {63, 63}, {47, 21}, {19, 45}, {63, 3}};
+    for (int s = 0; s < 2; s++) {
+        if (quick >= 2 && s)
+            continue;
+        t_make(&img, vsz[s][0], vsz[s][1], 1, GVIS_U8, s ? 0 : 1, s ? 64 : 0);
+        for (int k = 0; k < 6; k++)
+            for (int b = 0; b < 5; b++) {
+                if (quick && (b + k) % 3)
+                    continue;
+                gvis_gauss_params q = {0, 0, vk[k][0], vk[k][1], b, b == GVIS_BORDER_CONSTANT ? 150 : 0};
+                compare(gpu, &img, &q);
+            }
+        gvis_gauss_params vid = {5, 0.1, 31, 31, GVIS_BORDER_REFLECT101, 0}, hid = {0.1, 5, 31, 31, 0, 0};
+        compare(gpu, &img, &vid);
+        compare(gpu, &img, &hid);
+        gvis_image_free(&img);
+    }
     /* 4K: the benchmark shapes (GVIS_TEST_QUICK leaves them out, for the sanitizers) */
     if (quick) {
         CHECKF(cases > (quick >= 2 ? 200 : 1000), "only %d cases ran", cases);
@@ -203,6 +229,13 @@ int main(void)
             compare(gpu, &img, &q);
             gvis_image_free(&img);
         }
+    /* 4K gray, 21 and 63 taps (15 and 31 above): the shared-memory sums kernel by default */
+    t_make(&img, 3840, 2160, 1, GVIS_U8, 0, 0);
+    for (int i = 0; i < 2; i++) {
+        gvis_gauss_params q = {0, 0, i ? 63 : 21, i ? 63 : 21, i ? GVIS_BORDER_WRAP : GVIS_BORDER_CONSTANT, 40};
+        compare(gpu, &img, &q);
+    }
+    gvis_image_free(&img);
     /* 11 and 13 taps on 4K gray (15 above): the rows kernel's wide templates by default */
     t_make(&img, 3840, 2160, 1, GVIS_U8, 1, 0);
     for (int i = 0; i < 2; i++) {

@@ -7,46 +7,18 @@
 #include <string.h>
 
 #include "gauss.h"
+#include "gauss_cpu.h"
 #include "gauss_wide.h"
 #include "testlib.h"
 
 static const char *border_names[] = {"reflect101", "replicate", "constant", "reflect", "wrap"};
 static int cases;
 
-/* The description lib/ops/gauss.c hands the launchers, from the public kernel API. */
+/* The description lib/ops/gauss.c hands the launchers (taps in one block: free() it). */
 static float *make_desc(const gvis_image *img, const gvis_gauss_params *p, gvis_gauss_desc *d)
 {
-    gvis_gauss_kernel k;
-    if (gvis_gauss_make_kernel(p, img->width, img->height, img->type, &k) != GVIS_OK)
-        return NULL;
-    float *w = malloc(sizeof(float) * (size_t)(k.kx + k.ky));
-    int32_t *fx = malloc(sizeof(int32_t) * (size_t)(k.kx + k.ky));
-    memset(d, 0, sizeof *d);
-    d->width = img->width;
-    d->height = img->height;
-    d->channels = img->channels;
-    d->bytes = (int)img->type;
-    d->kx = k.kx;
-    d->ky = k.ky;
-    d->border = p->border;
-    d->wx = w;
-    d->wy = w + k.kx;
-    if (img->type == GVIS_F32) {
-        for (int i = 0; i < k.kx + k.ky; i++)
-            w[i] = (float)k.wx[i]; /* wy follows wx in one block */
-        d->border_value = (double)(float)p->border_value;
-    } else {
-        int bits = img->type == GVIS_U8 ? 8 : 16;
-        double hi = img->type == GVIS_U8 ? 255 : 65535, v = p->border_value;
-        gvis_gauss_taps_fixed(k.wx, k.kx, bits, fx);
-        gvis_gauss_taps_fixed(k.wy, k.ky, bits, fx + k.kx);
-        for (int i = 0; i < k.kx + k.ky; i++)
-            w[i] = (float)fx[i];
-        d->border_value = v <= 0 ? 0 : v >= hi ? hi : nearbyint(v);
-    }
-    free(fx);
-    gvis_gauss_kernel_free(&k);
-    return w;
+    float *taps;
+    return gvis_gauss_desc_make(img, p, d, &taps) == GVIS_OK ? taps : NULL;
 }
 
 /* gvis_cu_gauss_wide's two grids, one output (run of rows) at a time. */

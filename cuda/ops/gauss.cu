@@ -22,6 +22,7 @@
 
 #include "gauss.h"
 #include "gauss_rows.h"
+#include "gauss_vtile.h"
 #include "gvis_cuda.h"
 
 #define GAUSS_THREADS 256
@@ -415,10 +416,14 @@ extern "C" int gvis_cu_gauss(const void *d_src, size_t spitch, void *d_dst, size
     if (d->width <= 0 || d->height <= 0 || d->kx < 1 || d->ky < 1 || d->kx > GVIS_GAUSS_TILE_TAPS ||
         d->ky > GVIS_GAUSS_TILE_TAPS || !(d->kx & 1) || !(d->ky & 1))
         return cudaErrorInvalidValue;
-    // 8-bit gray, 3 to 15 taps, from the sizes gauss_rows.h gives: the register-ring
-    // kernel of gauss_rows.cu; what it declines (any other case, a horizontal tap of 256,
-    // an image lower than the kernel, a misaligned buffer) runs in the tile kernel below,
-    // which takes every case
+    // 8-bit gray from the sizes gauss_vtile.cu and gauss_rows.h give: the shared-memory
+    // sums of gauss_vtile.cu (13 to 63 taps), then the register-ring kernel of gauss_rows.cu
+    // (3 to 15 taps); what they decline (any other case, a horizontal tap of 256, an image
+    // lower than the kernel, a misaligned buffer) runs in the tile kernel below, which
+    // takes every case
+    const int vt = gvis_cu_gauss_vtile(d_src, spitch, d_dst, dpitch, d, stream);
+    if (vt != GVIS_VT_DECLINED)
+        return vt;
     const int rows = gvis_cu_gauss_rows(d_src, spitch, d_dst, dpitch, d, stream);
     if (rows != GAUSS_ROWS_DECLINED)
         return rows;

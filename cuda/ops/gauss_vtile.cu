@@ -1,0 +1,122 @@
+// Separable Gaussian blur of 8-bit gray images with kernels of up to 63 taps, in integers:
+// the vertical sums of a tile's rows in shared memory, then the horizontal sums from
+// them by dp2a.  gvis_cu_gauss (gauss.cu) tries it first for the kernels and sizes below
+// and runs its other kernels on whatever this declines.  The per-thread work, its
+// arithmetic and its layout are in gauss_vtile.h, which tests/test_gauss_vtile.c runs on
+// the host; the measurements behind the rules in docs/notes-gauss.md ("The vertical sums
+// in shared memory").
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "gauss.h"
+#include "gauss_vtile.h"
+
+// Where it is taken by default (docs/notes-gauss.md, "The vertical sums in shared memory";
+// H100, calls 47-48, RQ 8 against the kernels before): 3840x2160 13 / 15 / 21 / 31 / 47 /
+// 63 taps 0.029 / 0.029 / 0.047 / 0.047 / 0.068 / 0.094 ms against 0.032 / 0.035 / 0.050 /
+// 0.062 / 0.094 / 0.107, 7680x4320 15 / 31 taps 0.071 / 0.124 against 0.105 / 0.210; but 11
+// taps 0.031 against the rows kernel's 0.028, and 1920x1080 (15 to 63 taps) and 1280x720
+// slower than the tile kernel (fewer blocks than the device holds: latency-bound).  Kernels
+// of VT_MIN_TAPS to 63 taps on images of at least VT_MIN_PIXELS pixels (3840x2160 is
+// taken; between 1920x1080 and it, not measured).
+#define VT_MIN_TAPS 13
+#define VT_MIN_PIXELS 8000000
+// Rows a vertical item: 8 (steps of 32 rows; 4 measured no better from 4K, better below).
+#define VT_RQ 8
+
+#define VT_FN(PHASE, KT, RQ) gvis_vt_##PHASE##_##KT##_##RQ
+#define VT_CASES(PHASE, RQ)                                                                                   \
+    switch (KT) { /* the header's functions are named by the template */                                    \
+    case 15: VT_FN(PHASE, 15, RQ)(&p, sv, x0, y0, threadIdx.x); break;                                        \
+    case 31: VT_FN(PHASE, 31, RQ)(&p, sv, x0, y0, threadIdx.x); break;                                        \
+    case 47: VT_FN(PHASE, 47, RQ)(&p, sv, x0, y0, threadIdx.x); break;                                        \
+    default: VT_FN(PHASE, 63, RQ)(&p, sv, x0, y0, threadIdx.x); break;                                        \
+    }
+
+template <int KT, int RQ>
+__global__ void __launch_bounds__(GVIS_VT_THREADS, 3) gauss_vtile_u8(const __grid_constant__ gvis_vt_params p)
+{
+    __shared__ uint32_t sv[4 * RQ * GVIS_VT_SWORDS];
+    const int x0 = gvis_vt_tile_x0(p.width, KT, blockIdx.x);
+    const int ya = blockIdx.y * p.bh, yb = min(p.height, ya + p.bh);
+    for (int y0 = ya; y0 < yb; y0 += 4 * RQ) {
+        if (RQ == 4) {
+            VT_CASES(vert, 4)
+        } else {
+            VT_CASES(vert, 8)
+        }
+        __syncthreads();
+        if (RQ == 4) {
+            VT_CASES(horiz, 4)
+        } else {
+            VT_CASES(horiz, 8)
+        }
+        __syncthreads();
+    }
+}
+
+// Knobs for measuring, read once a process (man gvis, ENVIRONMENT): GVIS_GAUSS_VTILE_MINK
+// and _MAXK (the kernels taken; MAXK 0: never), _MIN_PIXELS (the smallest image taken),
+// _BH (rows a block walks, rounded up to a multiple of the step; 0: the rule in vt_bh),
+// _RQ (rows a vertical item: 4 or 8).
+static int vt_env(const char *name, int dflt)
+{
+    const char *e = getenv(name);
+    return e && *e ? atoi(e) : dflt;
+}
+struct vt_knobs {
+    int mink, maxk, min_pixels, bh, rq;
+};
+static const vt_knobs &vt_tuning()
+{
+    static vt_knobs k = {vt_env("GVIS_GAUSS_VTILE_MINK", VT_MIN_TAPS),
+                         vt_env("GVIS_GAUSS_VTILE_MAXK", GVIS_VT_MAX_TAPS),
+                         vt_env("GVIS_GAUSS_VTILE_MIN_PIXELS", VT_MIN_PIXELS), vt_env("GVIS_GAUSS_VTILE_BH", 0),
+                         vt_env("GVIS_GAUSS_VTILE_RQ", VT_RQ)};
+    return k;
+}
+
+// Rows a block walks: one step (4 RQ rows) unless the knob asks for more.  Measured (call
+// 47, 3840x2160): 2, 4 and 8 steps a block took 20, 60 and 140 % longer than one, whatever
+// L1 reuse of the halo rows they buy: the grid's blocks are uniform, and fewer, longer
+// blocks leave more of the device idle in the last wave.
+static int vt_bh(int step, int knob)
+{
+    return knob > 0 ? (knob + step - 1) / step * step : step;
+}
+
+template <int KT, int RQ> static int vt_launch(gvis_vt_params &p, cudaStream_t st)
+{
+    const long long gx = (p.width + (255 - KT) - 1) / (255 - KT);
+    p.bh = vt_bh(4 * RQ, vt_tuning().bh);
+    const long long gy = (p.height + p.bh - 1) / p.bh;
+    if (gx > 0x7fffffffLL || gy > 65535)
+        return GVIS_VT_DECLINED;
+    gauss_vtile_u8<KT, RQ><<<dim3((unsigned)gx, (unsigned)gy), GVIS_VT_THREADS, 0, st>>>(p);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int gvis_cu_gauss_vtile(const void *d_src, size_t spitch, void *d_dst, size_t dpitch,
+                                   const gvis_gauss_desc *d, void *stream)
+{
+    const vt_knobs &kn = vt_tuning();
+    const int kt = d->kx > d->ky ? d->kx : d->ky;
+    if (kt < kn.mink || kt > kn.maxk || (long long)d->width * d->height < kn.min_pixels)
+        return GVIS_VT_DECLINED;
+    gvis_vt_params p;
+    const int KT = gvis_vt_fill(&p, d, d_src, spitch, d_dst, dpitch);
+    cudaStream_t st = (cudaStream_t)stream;
+    const int rq8 = kn.rq == 8;
+    switch (KT) {
+    case 15:
+        return rq8 ? vt_launch<15, 8>(p, st) : vt_launch<15, 4>(p, st);
+    case 31:
+        return rq8 ? vt_launch<31, 8>(p, st) : vt_launch<31, 4>(p, st);
+    case 47:
+        return rq8 ? vt_launch<47, 8>(p, st) : vt_launch<47, 4>(p, st);
+    case 63:
+        return rq8 ? vt_launch<63, 8>(p, st) : vt_launch<63, 4>(p, st);
+    }
+    return GVIS_VT_DECLINED;
+}
