@@ -55,8 +55,11 @@ static int emulate(const gvis_image *src, const gvis_gauss_desc *d, gvis_image *
         return 0;
     p.bh = bh;
     uint32_t sv[GVIS_VT_MAX_ROWS * GVIS_VT_SWORDS];
-    for (int bx = 0; bx * (255 - KT) < d->width; bx++)
-        for (int ya = 0, x0 = gvis_vt_tile_x0(d->width, KT, bx); ya < d->height; ya += bh)
+    /* blocks in reverse order (any order may run): a block that wrote past its own rows or
+     * columns leaves its garbage in outputs already written */
+    const int gx = (d->width + 254 - KT) / (255 - KT), gy = (d->height + bh - 1) / bh;
+    for (int bx = gx - 1; bx >= 0; bx--)
+        for (int by = gy - 1, x0 = gvis_vt_tile_x0(d->width, KT, bx), ya; by >= 0 && (ya = by * bh) >= 0; by--)
             for (int y0 = ya; y0 < ya + bh && y0 < d->height; y0 += 4 * RQ)
                 step(&p, KT, RQ, sv, x0, y0);
     return KT;

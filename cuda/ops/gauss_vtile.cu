@@ -13,10 +13,10 @@
 #include "gauss_vtile.h"
 
 // Where it is taken by default (docs/notes-gauss.md, "The vertical sums in shared memory";
-// H100, calls 47-48, RQ 8 against the kernels before): 3840x2160 13 / 15 / 21 / 31 / 47 /
-// 63 taps 0.029 / 0.029 / 0.047 / 0.047 / 0.068 / 0.094 ms against 0.032 / 0.035 / 0.050 /
-// 0.062 / 0.094 / 0.107, 7680x4320 15 / 31 taps 0.071 / 0.124 against 0.105 / 0.210; but 11
-// taps 0.031 against the rows kernel's 0.028, and 1920x1080 (15 to 63 taps) and 1280x720
+// H100, calls 48 and 52, against the kernels before): 3840x2160 13 / 15 / 21 / 31 / 47 / 63
+// taps 0.028 / 0.028 / 0.044 / 0.044 / 0.064 / 0.094 ms against 0.031 / 0.035 / 0.051 /
+// 0.063 / 0.094 / 0.106, 7680x4320 15 / 31 taps 0.062 / 0.106 against 0.106 / 0.209; but 11
+// taps 0.029 against the rows kernel's 0.029, and 1920x1080 (9 to 63 taps) and 1280x720
 // slower than the tile kernel (fewer blocks than the device holds: latency-bound).  Kernels
 // of VT_MIN_TAPS to 63 taps on images of at least VT_MIN_PIXELS pixels (3840x2160 is
 // taken; between 1920x1080 and it, not measured).
@@ -34,12 +34,19 @@
     default: VT_FN(PHASE, 63, RQ)(&p, sv, x0, y0, threadIdx.x); break;                                        \
     }
 
+// Blocks a multiprocessor: 4 up to 31 taps (64 registers; 31 taps with RQ 8 spills 16
+// bytes and still gained 1-2 %, call 50), 3 above (80 registers).
+template <int KT> struct vt_minb { enum { value = KT <= 31 ? 4 : 3 }; };
+
 template <int KT, int RQ>
-__global__ void __launch_bounds__(GVIS_VT_THREADS, 3) gauss_vtile_u8(const __grid_constant__ gvis_vt_params p)
+__global__ void __launch_bounds__(GVIS_VT_THREADS, vt_minb<KT>::value)
+    gauss_vtile_u8(const __grid_constant__ gvis_vt_params p)
 {
     __shared__ uint32_t sv[4 * RQ * GVIS_VT_SWORDS];
     const int x0 = gvis_vt_tile_x0(p.width, KT, blockIdx.x);
-    const int ya = blockIdx.y * p.bh, yb = min(p.height, ya + p.bh);
+    // bands from the bottom up: 3-5 % faster than top down (call 50: 4K 31 taps 0.0445
+    // against 0.0470, 8K 15 taps 0.062 against 0.065), why not measured
+    const int ya = (gridDim.y - 1 - blockIdx.y) * p.bh, yb = min(p.height, ya + p.bh);
     for (int y0 = ya; y0 < yb; y0 += 4 * RQ) {
         if (RQ == 4) {
             VT_CASES(vert, 4)
