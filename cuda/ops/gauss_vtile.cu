@@ -13,13 +13,15 @@
 #include "gauss_vtile.h"
 
 // Where it is taken by default (docs/notes-gauss.md, "The vertical sums in shared memory";
-// H100, calls 48 and 52, against the kernels before): 3840x2160 13 / 15 / 21 / 31 / 47 / 63
-// taps 0.028 / 0.028 / 0.044 / 0.044 / 0.064 / 0.094 ms against 0.031 / 0.035 / 0.051 /
-// 0.063 / 0.094 / 0.106, 7680x4320 15 / 31 taps 0.062 / 0.106 against 0.106 / 0.209; but 11
-// taps 0.029 against the rows kernel's 0.029, and 1920x1080 (9 to 63 taps) and 1280x720
-// slower than the tile kernel (fewer blocks than the device holds: latency-bound).  Kernels
-// of VT_MIN_TAPS to 63 taps on images of at least VT_MIN_PIXELS pixels (3840x2160 is
-// taken; between 1920x1080 and it, not measured).
+// H100, calls 48, 52 and 55, against the kernels before): 3840x2160 13 / 15 / 21 / 31 / 47 /
+// 63 taps 0.027 / 0.027 / 0.044 / 0.044 / 0.064 / 0.094 ms against 0.032 / 0.035 / 0.050 /
+// 0.062 / 0.094 / 0.106, 7680x4320 15 / 31 taps 0.062 / 0.106 against 0.106 / 0.209; but 11
+// taps 0.029 against the rows kernel's 0.029, and smaller images mixed: 2560x1440 and
+// 2048x1536 faster at 13, 15 and 31 taps (0.021 / 0.021 / 0.031 against 0.023 / 0.025 /
+// 0.035 at 2560x1440) but slower at 21 and 63 (0.030 / 0.064 against 0.029 / 0.061),
+// 3000x1000 no faster at any, 1920x1080 and 1280x720 slower (fewer blocks than the device
+// holds: latency-bound).  Kernels of VT_MIN_TAPS to 63 taps on images of at least
+// VT_MIN_PIXELS pixels (3840x2160 is taken).
 #define VT_MIN_TAPS 13
 #define VT_MIN_PIXELS 8000000
 // Rows a vertical item: 8 (steps of 32 rows; 4 measured no better from 4K, better below).
@@ -84,10 +86,10 @@ static const vt_knobs &vt_tuning()
     return k;
 }
 
-// Rows a block walks: one step (4 RQ rows) unless the knob asks for more.  Measured (call
-// 47, 3840x2160): 2, 4 and 8 steps a block took 20, 60 and 140 % longer than one, whatever
-// L1 reuse of the halo rows they buy: the grid's blocks are uniform, and fewer, longer
-// blocks leave more of the device idle in the last wave.
+// Rows a block walks: one step (4 RQ rows) unless the knob asks for more.  Measured on
+// 3840x2160: 2, 4 and 8 steps a block took 20, 60 and 140 % longer than one (call 47), and
+// one wave of equal bands, as many as the device holds, 35 % longer (call 51), whatever
+// L1 reuse of the halo rows they buy; why, not found (docs/notes-gauss.md).
 static int vt_bh(int step, int knob)
 {
     return knob > 0 ? (knob + step - 1) / step * step : step;
