@@ -195,8 +195,8 @@ int main(void)
      * with up to 63 taps, these among them: tiles of 224 (31 taps) and 192 (63) columns,
      * so widths one past a tile, not a multiple of 4, a padded pitch; every border;
      * kernels in each template and padded into them, unequal sides, a vertical identity
-     * (taken) and a horizontal one (left to the tile kernel).  GVIS_GAUSS_VTILE_RQ=4 runs
-     * its 16-row steps; GVIS_GAUSS_VTILE_MAXK=0 none of it. */
+     * (taken) and a horizontal one (left to the tile kernel).  GVIS_GAUSS_VTILE_MAXK=0
+     * sends none of it. */
     const int vsz[][2] = {{1121, 1001}, {1345, 770}};
     const int vk[][2] = {{31, 31}, {17, 17}, {63, 63}, {47, 21}, {19, 45}, {63, 3}};
     for (int s = 0; s < 2; s++) {

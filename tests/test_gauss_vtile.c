@@ -24,48 +24,47 @@ static float *make_desc(const gvis_image *img, const gvis_gauss_params *p, gvis_
     return gvis_gauss_desc_make(img, p, d, &taps) == GVIS_OK ? taps : NULL;
 }
 
-#define PHASE(PH, KT, RQ) (RQ == 4 ? gvis_vt_##PH##_##KT##_4 : gvis_vt_##PH##_##KT##_8)
 typedef void (*phase_fn)(const gvis_vt_params *, uint32_t *, int, int, int);
 typedef void (*hphase_fn)(const gvis_vt_params *, const uint32_t *, int, int, int);
 
-static void step(const gvis_vt_params *p, int KT, int RQ, uint32_t *sv, int x0, int y0)
+static void step(const gvis_vt_params *p, int KT, uint32_t *sv, int x0, int y0)
 {
-    memset(sv, 0xa5, sizeof(uint32_t) * GVIS_VT_MAX_ROWS * GVIS_VT_SWORDS);
-    const phase_fn v = KT == 15   ? PHASE(vert, 15, RQ)
-                       : KT == 31 ? PHASE(vert, 31, RQ)
-                       : KT == 47 ? PHASE(vert, 47, RQ)
-                                  : PHASE(vert, 63, RQ);
-    const hphase_fn h = KT == 15   ? PHASE(horiz, 15, RQ)
-                        : KT == 31 ? PHASE(horiz, 31, RQ)
-                        : KT == 47 ? PHASE(horiz, 47, RQ)
-                                   : PHASE(horiz, 63, RQ);
+    memset(sv, 0xa5, sizeof(uint32_t) * GVIS_VT_ROWS * GVIS_VT_SWORDS);
+    const phase_fn v = KT == 15   ? gvis_vt_vert_15
+                       : KT == 31 ? gvis_vt_vert_31
+                       : KT == 47 ? gvis_vt_vert_47
+                                  : gvis_vt_vert_63;
+    const hphase_fn h = KT == 15   ? gvis_vt_horiz_15
+                        : KT == 31 ? gvis_vt_horiz_31
+                        : KT == 47 ? gvis_vt_horiz_47
+                                   : gvis_vt_horiz_63;
     for (int t = 0; t < GVIS_VT_THREADS; t++)
         v(p, sv, x0, y0, t);
     for (int t = 0; t < GVIS_VT_THREADS; t++)
         h(p, sv, x0, y0, t);
 }
 
-/* gauss_vtile_u8's grid: tiles of 255 - KT columns (the last moved left), bands of bh rows (a multiple of the
- * step's 4 RQ rows). */
-static int emulate(const gvis_image *src, const gvis_gauss_desc *d, gvis_image *dst, int bh, int RQ)
+/* gauss_vtile_u8's grid: tiles of 255 - KT columns (the last moved left), bands of bh rows
+ * (a multiple of the step's GVIS_VT_ROWS). */
+static int emulate(const gvis_image *src, const gvis_gauss_desc *d, gvis_image *dst, int bh)
 {
     gvis_vt_params p;
     const int KT = gvis_vt_fill(&p, d, src->data, src->stride, dst->data, dst->stride);
     if (!KT)
         return 0;
     p.bh = bh;
-    uint32_t sv[GVIS_VT_MAX_ROWS * GVIS_VT_SWORDS];
+    uint32_t sv[GVIS_VT_ROWS * GVIS_VT_SWORDS];
     /* blocks in reverse order (any order may run): a block that wrote past its own rows or
      * columns leaves its garbage in outputs already written */
     const int gx = (d->width + 254 - KT) / (255 - KT), gy = (d->height + bh - 1) / bh;
     for (int bx = gx - 1; bx >= 0; bx--)
         for (int by = gy - 1, x0 = gvis_vt_tile_x0(d->width, KT, bx), ya; by >= 0 && (ya = by * bh) >= 0; by--)
-            for (int y0 = ya; y0 < ya + bh && y0 < d->height; y0 += 4 * RQ)
-                step(&p, KT, RQ, sv, x0, y0);
+            for (int y0 = ya; y0 < ya + bh && y0 < d->height; y0 += GVIS_VT_ROWS)
+                step(&p, KT, sv, x0, y0);
     return KT;
 }
 
-/* bh: steps a block walks; odd cases run RQ 8 (steps of 32 rows), even ones RQ 4 (16) */
+/* bh: steps a block walks */
 static void compare(const gvis_image *img, const gvis_gauss_params *p, int bh, int expect_decline)
 {
     gvis_gauss_desc d;
@@ -79,8 +78,7 @@ static void compare(const gvis_image *img, const gvis_gauss_params *p, int bh, i
     /* poison the output: a sample the grid does not write shows */
     for (int y = 0; y < got.height; y++)
         memset(GVIS_ROW(&got, y), 0x5a, (size_t)got.width);
-    const int RQ = cases % 2 ? 8 : 4;
-    const int KT = emulate(img, &d, &got, bh * 4 * RQ, RQ);
+    const int KT = emulate(img, &d, &got, bh * GVIS_VT_ROWS);
     for (int k = 0; k < d.kx; k++) /* a horizontal identity (a 1-tap kernel among them) */
         expect_decline |= d.wx[k] > 255;
     if (expect_decline) {
@@ -91,8 +89,8 @@ static void compare(const gvis_image *img, const gvis_gauss_params *p, int bh, i
         CHECKF(KT != 0, "%dx%d k %dx%d: declined", img->width, img->height, d.kx, d.ky);
         if (KT) {
             CHECK_OK(gvis_gauss_cpu(img, p, &want));
-            CHECKF(t_equal(&got, &want), "%dx%d stride %zu k %dx%d (template %d, RQ %d) border %s bh %d: max diff %g",
-                   img->width, img->height, img->stride, d.kx, d.ky, KT, RQ, border_names[p->border], bh * 4 * RQ,
+            CHECKF(t_equal(&got, &want), "%dx%d stride %zu k %dx%d (template %d) border %s bh %d: max diff %g",
+                   img->width, img->height, img->stride, d.kx, d.ky, KT, border_names[p->border], bh * GVIS_VT_ROWS,
                    t_maxdiff(&got, &want));
             cases++;
         }

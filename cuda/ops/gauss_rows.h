@@ -16,7 +16,7 @@
  * 5x5 0.012 against 0.011): 3 to 7 taps from 2,000,000 pixels (1920x1080 is taken), 9 taps
  * from 4,000,000, 11 to 15 taps from 8,000,000 (3840x2160 is taken; between 1920x1080 and
  * it they were not measured).  From 8,000,000 pixels gauss_vtile.cu is tried first and takes
- * 13 and 15 taps (faster there: 0.029 ms at 3840x2160).  GVIS_GAUSS_ROWS_MAXK and
+ * 13 and 15 taps (faster there: 0.027 ms at 3840x2160).  GVIS_GAUSS_ROWS_MAXK and
  * GVIS_GAUSS_ROWS_MIN_PIXELS (one limit for every kernel) move them, for measuring. */
 #define GAUSS_ROWS_MAX_TAPS 15
 #define GAUSS_ROWS_MIN_PIXELS 2000000

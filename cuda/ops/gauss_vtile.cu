@@ -24,43 +24,31 @@
 // VT_MIN_PIXELS pixels (3840x2160 is taken).
 #define VT_MIN_TAPS 13
 #define VT_MIN_PIXELS 8000000
-// Rows a vertical item: 8 (steps of 32 rows; 4 measured no better from 4K, better below).
-#define VT_RQ 8
-
-#define VT_FN(PHASE, KT, RQ) gvis_vt_##PHASE##_##KT##_##RQ
-#define VT_CASES(PHASE, RQ)                                                                                   \
+#define VT_CASES(PHASE)                                                                                       \
     switch (KT) { /* the header's functions are named by the template */                                    \
-    case 15: VT_FN(PHASE, 15, RQ)(&p, sv, x0, y0, threadIdx.x); break;                                        \
-    case 31: VT_FN(PHASE, 31, RQ)(&p, sv, x0, y0, threadIdx.x); break;                                        \
-    case 47: VT_FN(PHASE, 47, RQ)(&p, sv, x0, y0, threadIdx.x); break;                                        \
-    default: VT_FN(PHASE, 63, RQ)(&p, sv, x0, y0, threadIdx.x); break;                                        \
+    case 15: gvis_vt_##PHASE##_15(&p, sv, x0, y0, threadIdx.x); break;                                        \
+    case 31: gvis_vt_##PHASE##_31(&p, sv, x0, y0, threadIdx.x); break;                                        \
+    case 47: gvis_vt_##PHASE##_47(&p, sv, x0, y0, threadIdx.x); break;                                        \
+    default: gvis_vt_##PHASE##_63(&p, sv, x0, y0, threadIdx.x); break;                                        \
     }
 
-// Blocks a multiprocessor: 4 up to 31 taps (64 registers; 31 taps with RQ 8 spills 16
-// bytes and still gained 1-2 %, call 50), 3 above (80 registers).
+// Blocks a multiprocessor: 4 up to 31 taps (64 registers; 31 taps spills 16 bytes and
+// still gained 1-2 %, call 50), 3 above (80 registers).
 template <int KT> struct vt_minb { enum { value = KT <= 31 ? 4 : 3 }; };
 
-template <int KT, int RQ>
+template <int KT>
 __global__ void __launch_bounds__(GVIS_VT_THREADS, vt_minb<KT>::value)
     gauss_vtile_u8(const __grid_constant__ gvis_vt_params p)
 {
-    __shared__ uint32_t sv[4 * RQ * GVIS_VT_SWORDS];
+    __shared__ uint32_t sv[GVIS_VT_ROWS * GVIS_VT_SWORDS];
     const int x0 = gvis_vt_tile_x0(p.width, KT, blockIdx.x);
     // bands from the bottom up: 3-5 % faster than top down (call 50: 4K 31 taps 0.0445
     // against 0.0470, 8K 15 taps 0.062 against 0.065), why not measured
     const int ya = (gridDim.y - 1 - blockIdx.y) * p.bh, yb = min(p.height, ya + p.bh);
-    for (int y0 = ya; y0 < yb; y0 += 4 * RQ) {
-        if (RQ == 4) {
-            VT_CASES(vert, 4)
-        } else {
-            VT_CASES(vert, 8)
-        }
+    for (int y0 = ya; y0 < yb; y0 += GVIS_VT_ROWS) {
+        VT_CASES(vert)
         __syncthreads();
-        if (RQ == 4) {
-            VT_CASES(horiz, 4)
-        } else {
-            VT_CASES(horiz, 8)
-        }
+        VT_CASES(horiz)
         __syncthreads();
     }
 }
@@ -75,18 +63,17 @@ static int vt_env(const char *name, int dflt)
     return e && *e ? atoi(e) : dflt;
 }
 struct vt_knobs {
-    int mink, maxk, min_pixels, bh, rq;
+    int mink, maxk, min_pixels, bh;
 };
 static const vt_knobs &vt_tuning()
 {
     static vt_knobs k = {vt_env("GVIS_GAUSS_VTILE_MINK", VT_MIN_TAPS),
                          vt_env("GVIS_GAUSS_VTILE_MAXK", GVIS_VT_MAX_TAPS),
-                         vt_env("GVIS_GAUSS_VTILE_MIN_PIXELS", VT_MIN_PIXELS), vt_env("GVIS_GAUSS_VTILE_BH", 0),
-                         vt_env("GVIS_GAUSS_VTILE_RQ", VT_RQ)};
+                         vt_env("GVIS_GAUSS_VTILE_MIN_PIXELS", VT_MIN_PIXELS), vt_env("GVIS_GAUSS_VTILE_BH", 0)};
     return k;
 }
 
-// Rows a block walks: one step (4 RQ rows) unless the knob asks for more.  Measured on
+// Rows a block walks: one step (GVIS_VT_ROWS rows) unless the knob asks for more.  Measured on
 // 3840x2160: 2, 4 and 8 steps a block took 20, 60 and 140 % longer than one (call 47), and
 // one wave of equal bands, as many as the device holds, 35 % longer (call 51), whatever
 // L1 reuse of the halo rows they buy; why, not found (docs/notes-gauss.md).
@@ -95,14 +82,14 @@ static int vt_bh(int step, int knob)
     return knob > 0 ? (knob + step - 1) / step * step : step;
 }
 
-template <int KT, int RQ> static int vt_launch(gvis_vt_params &p, cudaStream_t st)
+template <int KT> static int vt_launch(gvis_vt_params &p, cudaStream_t st)
 {
     const long long gx = (p.width + (255 - KT) - 1) / (255 - KT);
-    p.bh = vt_bh(4 * RQ, vt_tuning().bh);
+    p.bh = vt_bh(GVIS_VT_ROWS, vt_tuning().bh);
     const long long gy = (p.height + p.bh - 1) / p.bh;
     if (gx > 0x7fffffffLL || gy > 65535)
         return GVIS_VT_DECLINED;
-    gauss_vtile_u8<KT, RQ><<<dim3((unsigned)gx, (unsigned)gy), GVIS_VT_THREADS, 0, st>>>(p);
+    gauss_vtile_u8<KT><<<dim3((unsigned)gx, (unsigned)gy), GVIS_VT_THREADS, 0, st>>>(p);
     return (int)cudaGetLastError();
 }
 
@@ -116,16 +103,15 @@ extern "C" int gvis_cu_gauss_vtile(const void *d_src, size_t spitch, void *d_dst
     gvis_vt_params p;
     const int KT = gvis_vt_fill(&p, d, d_src, spitch, d_dst, dpitch);
     cudaStream_t st = (cudaStream_t)stream;
-    const int rq8 = kn.rq == 8;
     switch (KT) {
     case 15:
-        return rq8 ? vt_launch<15, 8>(p, st) : vt_launch<15, 4>(p, st);
+        return vt_launch<15>(p, st);
     case 31:
-        return rq8 ? vt_launch<31, 8>(p, st) : vt_launch<31, 4>(p, st);
+        return vt_launch<31>(p, st);
     case 47:
-        return rq8 ? vt_launch<47, 8>(p, st) : vt_launch<47, 4>(p, st);
+        return vt_launch<47>(p, st);
     case 63:
-        return rq8 ? vt_launch<63, 8>(p, st) : vt_launch<63, 4>(p, st);
+        return vt_launch<63>(p, st);
     }
     return GVIS_VT_DECLINED;
 }

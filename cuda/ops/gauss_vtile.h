@@ -3,16 +3,16 @@
  * very functions on the CPU, block by block and thread by thread, against lib's blur.
  *
  * A block of GVIS_VT_THREADS threads owns a tile of TW = 255 - KT output columns and walks
- * down its rows 4 RQ at a time.  Each step has two phases, a barrier between them:
+ * down its rows GVIS_VT_ROWS at a time.  Each step has two phases, a barrier between them:
  * - Vertical: thread t takes 4 adjacent columns (group t % 64 of the tile's 256 columns,
- *   the tile and (KT + 1) / 2 columns each side) and RQ adjacent output rows (RQ 4 or 8,
- *   rows RQ (t / 64) ...), loads KT + RQ - 1 words of 4 bytes down the column, splits each into two words of two 16-bit
- *   lanes (columns 0 and 1, 2 and 3) and adds each word times each tap it meets into the
+ *   the tile and (KT + 1) / 2 columns each side) and RQ = 8 adjacent output rows (from
+ *   row RQ (t / 64)), loads KT + RQ - 1 words of 4 bytes down the column, splits each
+ *   into two words of two 16-bit lanes (columns 0 and 1, 2 and 3) and adds each word times each tap it meets into the
  *   rows' sums: tap x sample <= 256 x 255 and the taps sum to 256, so a lane's sum stays
  *   below 2^16 and no carry crosses lanes.  The sums go to shared memory, a word a column
  *   pair: sv[row][128].  Columns outside the image take their border column's sums (the
  *   constant border: the constant), so the horizontal phase needs no border arithmetic.
- * - Horizontal: thread t takes 16 adjacent output columns of RQ / 4 rows; the sums of its
+ * - Horizontal: thread t takes 16 adjacent output columns of two rows; the sums of its
  *   window are column pairs (e: pairs at even offsets, o: at odd ones, one __byte_perm
  *   each), and each output adds one dp2a (two 16-bit sums times two 8-bit taps) a pair,
  *   into an accumulator that starts at 2^15: S + 2^15 < 2^24, whose byte 2 is
@@ -31,7 +31,8 @@
 #include "gauss.h"
 
 #define GVIS_VT_THREADS 256
-#define GVIS_VT_MAX_ROWS 32 /* output rows a step: 4 RQ, RQ (rows a vertical item) 4 or 8 */
+#define GVIS_VT_RQ 8       /* rows a vertical item (4 measured slower from 4K: notes-gauss) */
+#define GVIS_VT_ROWS 32    /* output rows a step: 4 items of GVIS_VT_RQ rows down a column */
 #define GVIS_VT_SWORDS 128 /* words of sums a row of the step: 256 columns */
 #define GVIS_VT_MAX_TAPS 63
 
@@ -150,10 +151,10 @@ GVIS_VT_INLINE int gvis_vt_tile_x0(int width, int KT, int bx)
  * whose first output column is x0.  Items whose rows and columns all lie inside the image
  * (all but the image's edges) walk a row pointer; the others map their columns once and
  * each row that lies outside. */
-#define GVIS_VT_VERT(KT, RQ)                                                                               \
-    GVIS_VT_INLINE void gvis_vt_vert_##KT##_##RQ(const gvis_vt_params *p, uint32_t *sv, int x0, int y0,    \
-                                                 int tid)                                                  \
+#define GVIS_VT_VERT(KT)                                                                                   \
+    GVIS_VT_INLINE void gvis_vt_vert_##KT(const gvis_vt_params *p, uint32_t *sv, int x0, int y0, int tid)  \
     {                                                                                                      \
+        enum { RQ = GVIS_VT_RQ };                                                                          \
         const int g = tid & 63, q = tid >> 6;                                                              \
         const int cx = x0 - ((KT) + 1) / 2 + 4 * g, ya = y0 + (RQ) * q - (KT) / 2;                         \
         uint32_t lo[RQ], hi[RQ];                                                                           \
@@ -226,14 +227,14 @@ GVIS_VT_INLINE uint32_t gvis_vt_pack(uint32_t a0, uint32_t a1, uint32_t a2, uint
         }                                                                                                  \
     }
 
-/* The horizontal phase of thread tid: group tid % NCG of rows tid / NCG, + 16, ... */
-#define GVIS_VT_HORIZ(KT, RQ)                                                                              \
-    GVIS_VT_INLINE void gvis_vt_horiz_##KT##_##RQ(const gvis_vt_params *p, const uint32_t *sv, int x0,     \
-                                                  int y0, int tid)                                         \
+/* The horizontal phase of thread tid: group tid % NCG of rows tid / NCG and that + 16. */
+#define GVIS_VT_HORIZ(KT)                                                                                  \
+    GVIS_VT_INLINE void gvis_vt_horiz_##KT(const gvis_vt_params *p, const uint32_t *sv, int x0, int y0,    \
+                                           int tid)                                                        \
     {                                                                                                      \
         enum { NCG = (255 - (KT)) / 16 };                                                                  \
         if (tid < 16 * NCG)                                                                                \
-            GVIS_VT_UNROLL for (int r = 0; r < (RQ) / 4; r++)                                              \
+            GVIS_VT_UNROLL for (int r = 0; r < GVIS_VT_ROWS / 16; r++)                                     \
                 gvis_vt_hrow_##KT(p, sv, x0, y0, tid % NCG, tid / NCG + 16 * r);                          \
     }
 
@@ -310,11 +311,9 @@ int gvis_cu_gauss_vtile(const void *d_src, size_t spitch, void *d_dst, size_t dp
 #endif
 
 #define GVIS_VT_FUNCS(KT)                                                                                  \
-    GVIS_VT_VERT(KT, 4)                                                                                    \
-    GVIS_VT_VERT(KT, 8)                                                                                    \
+    GVIS_VT_VERT(KT)                                                                                       \
     GVIS_VT_HROW(KT)                                                                                       \
-    GVIS_VT_HORIZ(KT, 4)                                                                                   \
-    GVIS_VT_HORIZ(KT, 8)
+    GVIS_VT_HORIZ(KT)
 GVIS_VT_FUNCS(15)
 GVIS_VT_FUNCS(31)
 GVIS_VT_FUNCS(47)
