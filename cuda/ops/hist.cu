@@ -2,10 +2,9 @@
 //
 // Each block counts into shared-memory sub-histograms: R copies of every bin, interleaved
 // (address = bin * R + lane % R), so that lanes of a warp that hit the same bin land on
-// different words and, for neighbouring bins, different banks.  Gray 8-bit threads also
-// merge runs of equal bytes inside their 16-byte load before counting, so a near-constant
-// image issues fewer atomics than a random one.  Threads walk the image by a grid stride
-// and carry their row and column along (no 64-bit division per load).
+// different words and, for neighbouring bins, different banks (8-bit gray: R = 32, every
+// lane its own bank).  Threads walk the image by a grid stride and carry their row and
+// column along (no 64-bit division per load).
 //
 // At the end each block adds its non-zero bins with one global atomic per bin into the
 // output, which the caller hands over zeroed.  The caller alternates two buffers: each
@@ -79,27 +78,6 @@ __device__ __forceinline__ void count(uint32_t *sh, int reps, int lane, uint32_t
     atomicAdd(&sh[bin * reps + (lane & (reps - 1))], n);
 }
 
-// Counts the 16 bytes of one load, merging runs of equal bytes into one atomic.
-__device__ __forceinline__ void count16_gray(uint32_t *sh, int reps, int lane, uint4 q)
-{
-    uint32_t w[4] = {q.x, q.y, q.z, q.w};
-    uint32_t b[16];
-#pragma unroll
-    for (int k = 0; k < 16; k++)
-        b[k] = (w[k >> 2] >> (8 * (k & 3))) & 255;
-    uint32_t run = 1;
-#pragma unroll
-    for (int k = 0; k < 15; k++) {
-        if (b[k] != b[k + 1]) {
-            count(sh, reps, lane, b[k], run);
-            run = 1;
-        } else {
-            run++;
-        }
-    }
-    count(sh, reps, lane, b[15], run);
-}
-
 // A thread's place in the image, carried along a grid-stride walk over items (vectors of a
 // row): item = y * per_row + v.  step() moves it by the stride, split once into whole
 // rows dy and a remainder dv < per_row.
@@ -124,42 +102,65 @@ struct walk {
     }
 };
 
-// 8-bit gray: 16 bytes per item, two items' loads in flight before counting.
+// 8-bit gray: 16 bytes per item, two items' loads in flight before counting.  32 copies of
+// every bin (word bin * 32 + lane: each lane its own bank whatever the bins, a constant
+// image included) and one shared atomic a byte: an extract, an address and the atomic.  A
+// kernel that kept 8 copies (~3-way conflicts on random bytes) and merged runs of equal
+// bytes within a load to spare atomics issued ~17.6 warp instructions a pixel-warp and was
+// bound by issuing them; this one issues ~7.6 (ncu, 8K random: 7.9 M instructions against
+// 18.3 M, 19.3 us against 34.5, DRAM at 53 %; docs/notes-hist.md).  32 KiB a block.
+#define LR 32
+
+__device__ __forceinline__ void count16_gray(uint32_t *shl, uint4 q)
+{
+    const uint32_t w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+    for (int k = 0; k < 16; k++)
+        atomicAdd(shl + __byte_perm(w[k >> 2], 0u, 0x4440 + (k & 3)) * LR, 1u);
+}
+
 __global__ void __launch_bounds__(THREADS) hist_gray8(hist_args a, int vec_per_row)
 {
-    extern __shared__ uint32_t sh[];
-    const int reps = a.reps, nwords = 256 * reps;
-    for (int i = threadIdx.x; i < nwords; i += THREADS)
+    __shared__ uint32_t sh[256 * LR];
+    const int lane = threadIdx.x & 31;
+    for (int i = threadIdx.x; i < 256 * LR; i += THREADS)
         sh[i] = 0;
     clear_next(a);
     __syncthreads();
-    const int lane = threadIdx.x & 31;
+    uint32_t *shl = sh + lane;
     const long long stride = (long long)gridDim.x * THREADS;
     walk w(blockIdx.x * (long long)THREADS + threadIdx.x, stride, vec_per_row);
     while (w.y < a.height) {
         walk w2 = w;
         w2.step();
-        bool in2 = w2.y < a.height;
+        const bool in2 = w2.y < a.height;
         const uint8_t *row = a.src + (size_t)w.y * a.pitch, *row2 = a.src + (size_t)(in2 ? w2.y : w.y) * a.pitch;
-        int x0 = w.v * 16, x2 = w2.v * 16;
-        bool full = x0 + 16 <= a.width, full2 = in2 && x2 + 16 <= a.width;
-        uint4 q = full ? __ldg(reinterpret_cast<const uint4 *>(row + x0)) : make_uint4(0, 0, 0, 0);
-        uint4 q2 = full2 ? __ldg(reinterpret_cast<const uint4 *>(row2 + x2)) : make_uint4(0, 0, 0, 0);
+        const int x0 = w.v * 16, x2 = w2.v * 16;
+        const bool full = x0 + 16 <= a.width, full2 = in2 && x2 + 16 <= a.width;
+        const uint4 q = full ? __ldg(reinterpret_cast<const uint4 *>(row + x0)) : make_uint4(0, 0, 0, 0);
+        const uint4 q2 = full2 ? __ldg(reinterpret_cast<const uint4 *>(row2 + x2)) : make_uint4(0, 0, 0, 0);
         if (full)
-            count16_gray(sh, reps, lane, q);
+            count16_gray(shl, q);
         else
             for (int x = x0; x < a.width; x++)
-                count(sh, reps, lane, row[x], 1);
+                atomicAdd(shl + (uint32_t)row[x] * LR, 1u);
         if (full2)
-            count16_gray(sh, reps, lane, q2);
+            count16_gray(shl, q2);
         else if (in2)
             for (int x = x2; x < a.width; x++)
-                count(sh, reps, lane, row2[x], 1);
+                atomicAdd(shl + (uint32_t)row2[x] * LR, 1u);
         w = w2;
         w.step();
     }
     __syncthreads();
-    finish_block(a, sh, 256);
+    // a bin's 32 copies, read from a rotated start (bin + r): a warp's 32 bins on 32 banks
+    for (int bin = threadIdx.x; bin < 256; bin += THREADS) {
+        uint32_t s = 0;
+        for (int r = 0; r < LR; r++)
+            s += sh[bin * LR + ((r + bin) & (LR - 1))];
+        if (s)
+            atomicAdd(&a.out[bin], s);
+    }
 }
 
 // 8-bit colour (all channels or one): 16 bytes per item, channel of each byte tracked.
@@ -289,10 +290,12 @@ extern "C" int gvis_cu_hist(const void *d_src, size_t pitch, int width, int heig
     // At least two items a thread: a block's clearing and merging are paid for by more
     // than one load (1080p: 2 blocks a multiprocessor measured 15 % faster than 4).
     long long want = (items + 2 * THREADS - 1) / (2 * THREADS);
-    long long lim = grid_limit(4);
+    // 8-bit gray: 3 blocks a multiprocessor (4K random 0.0118 ms against 0.0144 with 4, 8K
+    // 0.0172 against 0.0171, 1080p 0.0107 against 0.0101: H100, call 60); the others 4
+    long long lim = grid_limit(bits == 8 && channels == 1 ? 3 : 4);
     int blocks = (int)(want < lim ? want : lim);
     if (bits == 8 && channels == 1)
-        hist_gray8<<<blocks, THREADS, smem, st>>>(a, vec_per_row);
+        hist_gray8<<<blocks, THREADS, 0, st>>>(a, vec_per_row);
     else if (bits == 8)
         hist_color8<<<blocks, THREADS, smem, st>>>(a, vec_per_row);
     else
