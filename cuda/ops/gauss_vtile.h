@@ -162,10 +162,10 @@ GVIS_VT_INLINE int gvis_vt_tile_x0(int width, int KT, int bx)
         const int inner_cols = cx >= 0 && cx + 4 <= p->width;                                              \
         if (inner_cols && ya >= 0 && ya + (KT) + (RQ)-1 <= p->height) {                                    \
             const uint8_t *s = p->src + (size_t)ya * p->spitch + cx;                                       \
-            const uint32_t sp = (uint32_t)p->spitch; /* the image is under 4 GiB: 32-bit offsets */        \
+            const uint32_t sp = (uint32_t)p->spitch; /* under 4 GiB: a 64-bit product, one IMAD.WIDE */   \
             GVIS_VT_UNROLL for (int t = 0; t < (KT) + (RQ)-1; t++)                                         \
             {                                                                                              \
-                const uint32_t w = GVIS_VT_LD32(s + (uint32_t)t * sp);                                     \
+                const uint32_t w = GVIS_VT_LD32(s + (uint64_t)sp * (uint32_t)t);                           \
                 GVIS_VT_MADD(KT, RQ, t, w, lo, hi);                                                        \
             }                                                                                              \
         } else {                                                                                           \
