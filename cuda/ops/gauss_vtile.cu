@@ -55,8 +55,7 @@ __global__ void __launch_bounds__(GVIS_VT_THREADS, vt_minb<KT>::value)
 
 // Knobs for measuring, read once a process (man gvis, ENVIRONMENT): GVIS_GAUSS_VTILE_MINK
 // and _MAXK (the kernels taken; MAXK 0: never), _MIN_PIXELS (the smallest image taken),
-// _BH (rows a block walks, rounded up to a multiple of the step; 0: the rule in vt_bh),
-// _RQ (rows a vertical item: 4 or 8).
+// _BH (rows a block walks, rounded up to a multiple of the step; 0: the rule in vt_bh).
 static int vt_env(const char *name, int dflt)
 {
     const char *e = getenv(name);
