@@ -111,6 +111,27 @@ int main(void)
             }
         unsetenv("GVIS_HIST_BLOCKS");
     }
+    /* 8-bit colour counts a byte's channel from its place in an item (16 bytes; 48 with 3
+     * channels): 3 and 4 channels, every channel alone, row ends inside an item, the
+     * default grid and one of 7 blocks walking many items. */
+    const int csizes[][2] = {{1, 1}, {5, 3}, {1, 777}, {631, 479}, {4001, 3}, {17, 15}};
+    for (int e = 0; e < 2; e++) {
+        if (e)
+            setenv("GVIS_HIST_BLOCKS", "7", 1);
+        for (int s = 0; s < 6; s++)
+            for (int c = 3; c <= 4; c++)
+                for (int kind = 0; kind < 4; kind++) {
+                    gvis_image img;
+                    t_make(&img, csizes[s][0], csizes[s][1], c, GVIS_U8, kind, s % 2 ? 64 : 0);
+                    gvis_hist_params p;
+                    gvis_hist_defaults(&img, &p);
+                    compare(cpu, gpu, &img, &p, e ? "u8 colour, 7 blocks" : "u8 colour");
+                    for (p.channel = 0; p.channel < c; p.channel++)
+                        compare(cpu, gpu, &img, &p, e ? "u8 colour one channel, 7 blocks" : "u8 colour one channel");
+                    gvis_image_free(&img);
+                }
+        unsetenv("GVIS_HIST_BLOCKS");
+    }
     gvis_ctx_free(gpu);
     gvis_ctx_free(cpu);
     return t_done("test_cuda_hist");

@@ -3,8 +3,8 @@
 // Each block counts into shared-memory sub-histograms: R copies of every bin, interleaved
 // (address = bin * R + lane % R), so that lanes of a warp that hit the same bin land on
 // different words and, for neighbouring bins, different banks (8-bit gray: R = 32, every
-// lane its own bank).  Threads walk the image by a grid stride and carry their row and
-// column along (no 64-bit division per load).
+// lane its own bank; 8-bit colour 16 or 32; 16-bit up to 8).  Threads walk the image by a
+// grid stride and carry their row and column along (no 64-bit division per load).
 //
 // At the end each block adds its non-zero bins with one global atomic per bin into the
 // output, which the caller hands over zeroed.  The caller alternates two buffers: each
@@ -170,47 +170,87 @@ __global__ void __launch_bounds__(THREADS) hist_gray8(hist_args a, int vec_per_r
     }
 }
 
-// 8-bit colour (all channels or one): 16 bytes per item, channel of each byte tracked.
+// 8-bit colour, CH = 3 or 4 channels: the gray kernel's way (one shared atomic a byte,
+// its address from an extract and a multiply-add).  An item is 16 bytes, 48 (three loads)
+// for CH = 3, so that byte k of every item is channel k % CH, known when compiling: no
+// channel counter a byte.  R copies of each bin (word (c * 256 + bin) * R + lane % R):
+// 32 where a block's copies take at most 64 KiB (a lane its own bank), 16 above (RGB all
+// channels 48 KiB, RGBA 64 KiB); ONE: only channel a.channel counts, into one histogram.
+// A kernel that tracked each byte's channel at run time, with 8 copies, took 0.022-0.023 ms
+// for 3840x2160 RGB against 0.019-0.020 (H100, call 73; docs/notes-hist.md).
+template <int CH, int R, bool ONE>
 __global__ void __launch_bounds__(THREADS) hist_color8(hist_args a, int vec_per_row)
 {
+    constexpr int NQ = CH == 3 ? 3 : 1, IB = 16 * NQ;
     extern __shared__ uint32_t sh[];
-    const int reps = a.reps, nwords = a.nh * 256 * reps, ch = a.channels;
-    const int rowbytes = a.width * ch;
+    const int nwords = (ONE ? 1 : CH) * 256 * R, rowbytes = a.width * CH, sel = a.channel;
     for (int i = threadIdx.x; i < nwords; i += THREADS)
         sh[i] = 0;
     clear_next(a);
     __syncthreads();
-    const int lane = threadIdx.x & 31;
+    uint32_t *shl = sh + (threadIdx.x & (R - 1));
     for (walk w(blockIdx.x * (long long)THREADS + threadIdx.x, (long long)gridDim.x * THREADS, vec_per_row);
          w.y < a.height; w.step()) {
         const uint8_t *row = a.src + (size_t)w.y * a.pitch;
-        int x0 = w.v * 16, n = min(16, rowbytes - x0);
-        int c = x0 % ch;
-        if (n == 16) {
-            uint4 q = __ldg(reinterpret_cast<const uint4 *>(row + x0));
-            uint32_t w[4] = {q.x, q.y, q.z, q.w};
+        const int x0 = w.v * IB; // a multiple of CH: byte k is channel k % CH
+        if (x0 + IB <= rowbytes) {
+            uint32_t wd[4 * NQ];
 #pragma unroll
-            for (int k = 0; k < 16; k++) {
-                uint32_t byte = (w[k >> 2] >> (8 * (k & 3))) & 255;
-                if (a.channel < 0)
-                    count(sh, reps, lane, (uint32_t)c * 256 + byte, 1);
-                else if (c == a.channel)
-                    count(sh, reps, lane, byte, 1);
-                c = c + 1 == ch ? 0 : c + 1;
+            for (int q = 0; q < NQ; q++) {
+                const uint4 v = __ldg(reinterpret_cast<const uint4 *>(row + x0) + q);
+                wd[4 * q] = v.x, wd[4 * q + 1] = v.y, wd[4 * q + 2] = v.z, wd[4 * q + 3] = v.w;
+            }
+#pragma unroll
+            for (int k = 0; k < IB; k++) {
+                const uint32_t b = __byte_perm(wd[k >> 2], 0u, 0x4440 + (k & 3));
+                if (!ONE)
+                    atomicAdd(shl + (k % CH) * 256 * R + b * R, 1u);
+                else if (k % CH == sel)
+                    atomicAdd(shl + b * R, 1u);
             }
         } else {
-            for (int k = 0; k < n; k++) {
-                uint32_t byte = row[x0 + k];
-                if (a.channel < 0)
-                    count(sh, reps, lane, (uint32_t)c * 256 + byte, 1);
-                else if (c == a.channel)
-                    count(sh, reps, lane, byte, 1);
-                c = c + 1 == ch ? 0 : c + 1;
+            for (int k = 0; x0 + k < rowbytes; k++) {
+                const uint32_t b = row[x0 + k];
+                if (!ONE)
+                    atomicAdd(shl + (k % CH) * 256 * R + b * R, 1u);
+                else if (k % CH == sel)
+                    atomicAdd(shl + b * R, 1u);
             }
         }
     }
     __syncthreads();
-    finish_block(a, sh, a.nh * 256);
+    finish_block(a, sh, (ONE ? 1 : CH) * 256);
+}
+
+// The copies a bin for CH channels counted (ONE: one): 32 up to 64 KiB a block, else 16.
+static int color_reps(int nh)
+{
+    return nh * 256 * 32 * (int)sizeof(uint32_t) <= 64 * 1024 ? 32 : 16;
+}
+
+// (shared memory above 48 KiB is asked for at each launch: the setting is the current
+// device's, and the batch pipeline runs on several)
+template <int CH, int R, bool ONE>
+static cudaError_t color_launch(int blocks, size_t smem, cudaStream_t st, const hist_args &a, int vec_per_row)
+{
+    cudaError_t e;
+    if (smem > 48 * 1024 &&
+        (e = cudaFuncSetAttribute(hist_color8<CH, R, ONE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)smem)) != cudaSuccess)
+        return e;
+    hist_color8<CH, R, ONE><<<blocks, THREADS, smem, st>>>(a, vec_per_row);
+    return cudaGetLastError();
+}
+
+template <int CH>
+static cudaError_t color_pick(int blocks, size_t smem, cudaStream_t st, const hist_args &a, int vec_per_row)
+{
+    const bool one = a.nh == 1;
+    if (a.reps == 32)
+        return one ? color_launch<CH, 32, true>(blocks, smem, st, a, vec_per_row)
+                   : color_launch<CH, 32, false>(blocks, smem, st, a, vec_per_row);
+    return one ? color_launch<CH, 16, true>(blocks, smem, st, a, vec_per_row)
+               : color_launch<CH, 16, false>(blocks, smem, st, a, vec_per_row);
 }
 
 __device__ __forceinline__ void count16(hist_args &a, uint32_t *sh, int lane, int shared, int c, uint32_t v)
@@ -287,10 +327,14 @@ extern "C" int gvis_cu_hist(const void *d_src, size_t pitch, int width, int heig
     int reps = 8;
     while (reps > 1 && per_rep * reps > smem_budget)
         reps >>= 1;
+    const bool color8 = bits == 8 && channels > 1;
+    if (color8)
+        reps = color_reps(a.nh), per_rep = sizeof(uint32_t) * (size_t)a.nh * 256;
     a.reps = reps;
-    int shared = per_rep * reps <= smem_budget;
+    int shared = color8 || per_rep * reps <= smem_budget;
     size_t smem = shared ? per_rep * reps : 0;
-    int samples_per_vec = bits == 8 ? 16 : 8;
+    // samples an item: 16 bytes (48 for 8-bit with 3 channels: color8's items), 8 u16
+    int samples_per_vec = bits == 8 ? (channels == 3 ? 48 : 16) : 8;
     long long rowsamples = (long long)width * channels;
     int vec_per_row = (int)((rowsamples + samples_per_vec - 1) / samples_per_vec);
     long long items = (long long)vec_per_row * height;
@@ -298,13 +342,19 @@ extern "C" int gvis_cu_hist(const void *d_src, size_t pitch, int width, int heig
     // than one load (1080p: 2 blocks a multiprocessor measured 15 % faster than 4).
     long long want = (items + 2 * THREADS - 1) / (2 * THREADS);
     // 8-bit gray: 3 blocks a multiprocessor (4K random 0.0118 ms against 0.0144 with 4, 8K
-    // 0.0172 against 0.0171, 1080p 0.0107 against 0.0101: H100, call 60); the others 4
-    long long lim = grid_limit(bits == 8 && channels == 1 ? 3 : 4);
+    // 0.0172 against 0.0171, 1080p 0.0107 against 0.0101: H100, call 60); 8-bit colour as
+    // many as the shared memory holds (up to 4: 2 for 96 KiB); the others 4
+    int per_sm = bits == 8 && channels == 1 ? 3 : 4;
+    if (color8 && smem > 48 * 1024)
+        per_sm = smem > 96 * 1024 ? 1 : smem > 64 * 1024 ? 2 : 3;
+    long long lim = grid_limit(per_sm);
     int blocks = (int)(want < lim ? want : lim);
     if (bits == 8 && channels == 1)
         hist_gray8<<<blocks, THREADS, 0, st>>>(a, vec_per_row);
-    else if (bits == 8)
-        hist_color8<<<blocks, THREADS, smem, st>>>(a, vec_per_row);
+    else if (color8)
+        return (int)(channels == 3   ? color_pick<3>(blocks, smem, st, a, vec_per_row)
+                     : channels == 4 ? color_pick<4>(blocks, smem, st, a, vec_per_row)
+                                     : cudaErrorInvalidValue); // images have 1, 3 or 4 channels
     else
         hist_16<<<blocks, THREADS, smem, st>>>(a, vec_per_row, shared);
     return (int)cudaGetLastError();
