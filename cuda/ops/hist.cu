@@ -174,10 +174,11 @@ __global__ void __launch_bounds__(THREADS) hist_gray8(hist_args a, int vec_per_r
 // its address from an extract and a multiply-add).  An item is 16 bytes, 48 (three loads)
 // for CH = 3, so that byte k of every item is channel k % CH, known when compiling: no
 // channel counter a byte.  R copies of each bin (word (c * 256 + bin) * R + lane % R):
-// 32 where a block's copies take at most 64 KiB (a lane its own bank), 16 above (RGB all
-// channels 48 KiB, RGBA 64 KiB); ONE: only channel a.channel counts, into one histogram.
+// 32 where a block's copies take at most 96 KiB (a lane its own bank: RGB 96 KiB, two
+// blocks a multiprocessor), 16 above (RGBA 64 KiB); ONE: only channel a.channel counts,
+// into one histogram (32 KiB).
 // A kernel that tracked each byte's channel at run time, with 8 copies, took 0.022-0.023 ms
-// for 3840x2160 RGB against 0.019-0.020 (H100, call 73; docs/notes-hist.md).
+// for 3840x2160 RGB against 0.017-0.019 (H100, calls 73-76; docs/notes-hist.md).
 template <int CH, int R, bool ONE>
 __global__ void __launch_bounds__(THREADS) hist_color8(hist_args a, int vec_per_row)
 {
@@ -222,10 +223,12 @@ __global__ void __launch_bounds__(THREADS) hist_color8(hist_args a, int vec_per_
     finish_block(a, sh, (ONE ? 1 : CH) * 256);
 }
 
-// The copies a bin for CH channels counted (ONE: one): 32 up to 64 KiB a block, else 16.
+// The copies a bin for CH channels counted (ONE: one): 32 up to 96 KiB a block, else 16.
+// RGB with 32 (96 KiB) against 16 (48 KiB): 4K random 0.0172-0.0178 ms against
+// 0.0180-0.0199, 8K 0.045-0.047 both (H100, call 74).
 static int color_reps(int nh)
 {
-    return nh * 256 * 32 * (int)sizeof(uint32_t) <= 64 * 1024 ? 32 : 16;
+    return nh * 256 * 32 * (int)sizeof(uint32_t) <= 96 * 1024 ? 32 : 16;
 }
 
 // (shared memory above 48 KiB is asked for at each launch: the setting is the current
