@@ -125,17 +125,25 @@ __device__ __forceinline__ void count16_gray(uint32_t *shl, uint4 q)
         atomicAdd(shl + __byte_perm(w[k >> 2], 0u, 0x4440 + (k & 3)) * LR, 1u);
 }
 
-__global__ void __launch_bounds__(THREADS) hist_gray8(hist_args a, int vec_per_row)
+// The 8-bit kernels run one block of BIG_THREADS a multiprocessor: 32 warps share one set
+// of copies, so the clearing, the fold and the global atomics are paid once a
+// multiprocessor.  Gray took 3 blocks of 256 before: 4K random 0.0101-0.0114 ms against
+// 0.0129-0.0134, 8K no different; RGB 4K 0.0152-0.0169 against 0.0182-0.0192 with 2 blocks
+// of 256 (H100, calls 79-80; docs/notes-hist.md).
+#define BIG_THREADS 1024
+
+__global__ void __launch_bounds__(BIG_THREADS, 1) hist_gray8(hist_args a, int vec_per_row)
 {
+    constexpr int NT = BIG_THREADS;
     __shared__ uint32_t sh[256 * LR];
     const int lane = threadIdx.x & 31;
-    for (int i = threadIdx.x; i < 256 * LR; i += THREADS)
+    for (int i = threadIdx.x; i < 256 * LR; i += NT)
         sh[i] = 0;
     clear_next(a);
     __syncthreads();
     uint32_t *shl = sh + lane;
-    const long long stride = (long long)gridDim.x * THREADS;
-    walk w(blockIdx.x * (long long)THREADS + threadIdx.x, stride, vec_per_row);
+    const long long stride = (long long)gridDim.x * NT;
+    walk w(blockIdx.x * (long long)NT + threadIdx.x, stride, vec_per_row);
     while (w.y < a.height) {
         walk w2 = w;
         w2.step();
@@ -159,9 +167,9 @@ __global__ void __launch_bounds__(THREADS) hist_gray8(hist_args a, int vec_per_r
         w.step();
     }
     __syncthreads();
-    // its own fold, LR and THREADS constants: through finish_block (a runtime copy count)
+    // its own fold, LR and NT constants: through finish_block (a runtime copy count)
     // 8K random took 0.0191-0.0198 ms against 0.0170-0.0180 (H100, calls 69-70, same call)
-    for (int bin = threadIdx.x; bin < 256; bin += THREADS) {
+    for (int bin = threadIdx.x; bin < 256; bin += NT) {
         uint32_t s = 0;
         for (int r = 0; r < LR; r++)
             s += sh[bin * LR + ((r + bin) & (LR - 1))];
@@ -174,23 +182,22 @@ __global__ void __launch_bounds__(THREADS) hist_gray8(hist_args a, int vec_per_r
 // its address from an extract and a multiply-add).  An item is 16 bytes, 48 (three loads)
 // for CH = 3, so that byte k of every item is channel k % CH, known when compiling: no
 // channel counter a byte.  R copies of each bin (word (c * 256 + bin) * R + lane % R):
-// 32 where a block's copies take at most 96 KiB (a lane its own bank: RGB 96 KiB, two
-// blocks a multiprocessor), 16 above (RGBA 64 KiB); ONE: only channel a.channel counts,
-// into one histogram (32 KiB).
+// 32 where a block's copies take at most 96 KiB (a lane its own bank: RGB 96 KiB), 16
+// above (RGBA 64 KiB); ONE: only channel a.channel counts, into one histogram (32 KiB).
 // A kernel that tracked each byte's channel at run time, with 8 copies, took 0.022-0.023 ms
 // for 3840x2160 RGB against 0.017-0.019 (H100, calls 73-76; docs/notes-hist.md).
 template <int CH, int R, bool ONE>
-__global__ void __launch_bounds__(THREADS) hist_color8(hist_args a, int vec_per_row)
+__global__ void __launch_bounds__(BIG_THREADS, 1) hist_color8(hist_args a, int vec_per_row)
 {
-    constexpr int NQ = CH == 3 ? 3 : 1, IB = 16 * NQ;
+    constexpr int NQ = CH == 3 ? 3 : 1, IB = 16 * NQ, nt = BIG_THREADS;
     extern __shared__ uint32_t sh[];
     const int nwords = (ONE ? 1 : CH) * 256 * R, rowbytes = a.width * CH, sel = a.channel;
-    for (int i = threadIdx.x; i < nwords; i += THREADS)
+    for (int i = threadIdx.x; i < nwords; i += nt)
         sh[i] = 0;
     clear_next(a);
     __syncthreads();
     uint32_t *shl = sh + (threadIdx.x & (R - 1));
-    for (walk w(blockIdx.x * (long long)THREADS + threadIdx.x, (long long)gridDim.x * THREADS, vec_per_row);
+    for (walk w(blockIdx.x * (long long)nt + threadIdx.x, (long long)gridDim.x * nt, vec_per_row);
          w.y < a.height; w.step()) {
         const uint8_t *row = a.src + (size_t)w.y * a.pitch;
         const int x0 = w.v * IB; // a multiple of CH: byte k is channel k % CH
@@ -241,7 +248,7 @@ static cudaError_t color_launch(int blocks, size_t smem, cudaStream_t st, const 
         (e = cudaFuncSetAttribute(hist_color8<CH, R, ONE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   (int)smem)) != cudaSuccess)
         return e;
-    hist_color8<CH, R, ONE><<<blocks, THREADS, smem, st>>>(a, vec_per_row);
+    hist_color8<CH, R, ONE><<<blocks, BIG_THREADS, smem, st>>>(a, vec_per_row);
     return cudaGetLastError();
 }
 
@@ -343,17 +350,13 @@ extern "C" int gvis_cu_hist(const void *d_src, size_t pitch, int width, int heig
     long long items = (long long)vec_per_row * height;
     // At least two items a thread: a block's clearing and merging are paid for by more
     // than one load (1080p: 2 blocks a multiprocessor measured 15 % faster than 4).
-    long long want = (items + 2 * THREADS - 1) / (2 * THREADS);
-    // 8-bit gray: 3 blocks a multiprocessor (4K random 0.0118 ms against 0.0144 with 4, 8K
-    // 0.0172 against 0.0171, 1080p 0.0107 against 0.0101: H100, call 60); 8-bit colour as
-    // many as the shared memory holds (up to 4: 2 for 96 KiB); the others 4
-    int per_sm = bits == 8 && channels == 1 ? 3 : 4;
-    if (color8 && smem > 48 * 1024)
-        per_sm = smem > 96 * 1024 ? 1 : smem > 64 * 1024 ? 2 : 3;
-    long long lim = grid_limit(per_sm);
+    const int nt = bits == 8 ? BIG_THREADS : THREADS;
+    long long want = (items + 2 * nt - 1) / (2 * nt);
+    // 8-bit: one block of BIG_THREADS a multiprocessor; 16-bit: 4 of THREADS
+    long long lim = grid_limit(bits == 8 ? 1 : 4);
     int blocks = (int)(want < lim ? want : lim);
     if (bits == 8 && channels == 1)
-        hist_gray8<<<blocks, THREADS, 0, st>>>(a, vec_per_row);
+        hist_gray8<<<blocks, BIG_THREADS, 0, st>>>(a, vec_per_row);
     else if (color8)
         return (int)(channels == 3   ? color_pick<3>(blocks, smem, st, a, vec_per_row)
                      : channels == 4 ? color_pick<4>(blocks, smem, st, a, vec_per_row)
