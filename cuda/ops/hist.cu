@@ -189,15 +189,15 @@ __global__ void __launch_bounds__(BIG_THREADS, 1) hist_gray8(hist_args a, int ve
 template <int CH, int R, bool ONE>
 __global__ void __launch_bounds__(BIG_THREADS, 1) hist_color8(hist_args a, int vec_per_row)
 {
-    constexpr int NQ = CH == 3 ? 3 : 1, IB = 16 * NQ, nt = BIG_THREADS;
+    constexpr int NQ = CH == 3 ? 3 : 1, IB = 16 * NQ, NT = BIG_THREADS;
     extern __shared__ uint32_t sh[];
     const int nwords = (ONE ? 1 : CH) * 256 * R, rowbytes = a.width * CH, sel = a.channel;
-    for (int i = threadIdx.x; i < nwords; i += nt)
+    for (int i = threadIdx.x; i < nwords; i += NT)
         sh[i] = 0;
     clear_next(a);
     __syncthreads();
     uint32_t *shl = sh + (threadIdx.x & (R - 1));
-    for (walk w(blockIdx.x * (long long)nt + threadIdx.x, (long long)gridDim.x * nt, vec_per_row);
+    for (walk w(blockIdx.x * (long long)NT + threadIdx.x, (long long)gridDim.x * NT, vec_per_row);
          w.y < a.height; w.step()) {
         const uint8_t *row = a.src + (size_t)w.y * a.pitch;
         const int x0 = w.v * IB; // a multiple of CH: byte k is channel k % CH
