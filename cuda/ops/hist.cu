@@ -17,11 +17,17 @@
 
 #include "gvis_cuda.h"
 
-#define THREADS 256
+// Every kernel runs one block of THREADS a multiprocessor: 32 warps share one set of
+// copies, so the clearing, the fold and the global atomics are paid once a
+// multiprocessor.  With blocks of 256 (3 a multiprocessor for 8-bit gray, 2-4 for colour,
+// 4 for 16-bit): 4K gray random 0.0122-0.0134 ms against 0.0106-0.0108, RGB 8K 0.046
+// against 0.042, 16-bit 4K 0.029-0.031 against 0.027-0.028, 8K gray no different (H100,
+// calls 79-83; docs/notes-hist.md).
+#define THREADS 1024
 
-// Blocks in flight: a few per multiprocessor.  Fewer blocks mean fewer sub-histograms
-// to clear and to add into the result (and fewer global atomics on the same 256
-// addresses); more blocks hide latency better.  GVIS_HIST_BLOCKS_PER_SM overrides the
+// Blocks in flight: one a multiprocessor by default.  Fewer blocks mean fewer
+// sub-histograms to clear and to add into the result (and fewer global atomics on the
+// same addresses); more warps hide latency better.  GVIS_HIST_BLOCKS_PER_SM overrides the
 // default for tuning (scripts/gpu-suite sweeps it).
 // GVIS_HIST_BLOCKS caps the grid outright (the tests use it to make a few blocks do
 // many rounds).
@@ -125,16 +131,9 @@ __device__ __forceinline__ void count16_gray(uint32_t *shl, uint4 q)
         atomicAdd(shl + __byte_perm(w[k >> 2], 0u, 0x4440 + (k & 3)) * LR, 1u);
 }
 
-// The 8-bit kernels run one block of BIG_THREADS a multiprocessor: 32 warps share one set
-// of copies, so the clearing, the fold and the global atomics are paid once a
-// multiprocessor.  Gray took 3 blocks of 256 before: 4K random 0.0101-0.0114 ms against
-// 0.0129-0.0134, 8K no different; RGB 4K 0.0152-0.0169 against 0.0182-0.0192 with 2 blocks
-// of 256 (H100, calls 79-80; docs/notes-hist.md).
-#define BIG_THREADS 1024
-
-__global__ void __launch_bounds__(BIG_THREADS, 1) hist_gray8(hist_args a, int vec_per_row)
+__global__ void __launch_bounds__(THREADS, 1) hist_gray8(hist_args a, int vec_per_row)
 {
-    constexpr int NT = BIG_THREADS;
+    constexpr int NT = THREADS;
     __shared__ uint32_t sh[256 * LR];
     const int lane = threadIdx.x & 31;
     for (int i = threadIdx.x; i < 256 * LR; i += NT)
@@ -187,9 +186,9 @@ __global__ void __launch_bounds__(BIG_THREADS, 1) hist_gray8(hist_args a, int ve
 // A kernel that tracked each byte's channel at run time, with 8 copies, took 0.022-0.023 ms
 // for 3840x2160 RGB against 0.017-0.019 (H100, calls 73-76; docs/notes-hist.md).
 template <int CH, int R, bool ONE>
-__global__ void __launch_bounds__(BIG_THREADS, 1) hist_color8(hist_args a, int vec_per_row)
+__global__ void __launch_bounds__(THREADS, 1) hist_color8(hist_args a, int vec_per_row)
 {
-    constexpr int NQ = CH == 3 ? 3 : 1, IB = 16 * NQ, NT = BIG_THREADS;
+    constexpr int NQ = CH == 3 ? 3 : 1, IB = 16 * NQ, NT = THREADS;
     extern __shared__ uint32_t sh[];
     const int nwords = (ONE ? 1 : CH) * 256 * R, rowbytes = a.width * CH, sel = a.channel;
     for (int i = threadIdx.x; i < nwords; i += NT)
@@ -248,7 +247,7 @@ static cudaError_t color_launch(int blocks, size_t smem, cudaStream_t st, const 
         (e = cudaFuncSetAttribute(hist_color8<CH, R, ONE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   (int)smem)) != cudaSuccess)
         return e;
-    hist_color8<CH, R, ONE><<<blocks, BIG_THREADS, smem, st>>>(a, vec_per_row);
+    hist_color8<CH, R, ONE><<<blocks, THREADS, smem, st>>>(a, vec_per_row);
     return cudaGetLastError();
 }
 
@@ -277,7 +276,7 @@ __device__ __forceinline__ void count16(hist_args &a, uint32_t *sh, int lane, in
 }
 
 // 16-bit, any number of bins: shared sub-histograms when they fit, global atomics otherwise.
-__global__ void __launch_bounds__(THREADS) hist_16(hist_args a, int vec_per_row, int shared)
+__global__ void __launch_bounds__(THREADS, 1) hist_16(hist_args a, int vec_per_row, int shared)
 {
     extern __shared__ uint32_t sh[];
     const int ch = a.channels, rowsamples = a.width * ch;
@@ -349,14 +348,12 @@ extern "C" int gvis_cu_hist(const void *d_src, size_t pitch, int width, int heig
     int vec_per_row = (int)((rowsamples + samples_per_vec - 1) / samples_per_vec);
     long long items = (long long)vec_per_row * height;
     // At least two items a thread: a block's clearing and merging are paid for by more
-    // than one load (1080p: 2 blocks a multiprocessor measured 15 % faster than 4).
-    const int nt = bits == 8 ? BIG_THREADS : THREADS;
-    long long want = (items + 2 * nt - 1) / (2 * nt);
-    // 8-bit: one block of BIG_THREADS a multiprocessor; 16-bit: 4 of THREADS
-    long long lim = grid_limit(bits == 8 ? 1 : 4);
+    // than one load.
+    long long want = (items + 2 * THREADS - 1) / (2 * THREADS);
+    long long lim = grid_limit(1);
     int blocks = (int)(want < lim ? want : lim);
     if (bits == 8 && channels == 1)
-        hist_gray8<<<blocks, BIG_THREADS, 0, st>>>(a, vec_per_row);
+        hist_gray8<<<blocks, THREADS, 0, st>>>(a, vec_per_row);
     else if (color8)
         return (int)(channels == 3   ? color_pick<3>(blocks, smem, st, a, vec_per_row)
                      : channels == 4 ? color_pick<4>(blocks, smem, st, a, vec_per_row)
