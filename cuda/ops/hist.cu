@@ -21,8 +21,8 @@
 // copies, so the clearing, the fold and the global atomics are paid once a
 // multiprocessor.  With blocks of 256 (3 a multiprocessor for 8-bit gray, 2-4 for colour,
 // 4 for 16-bit): 4K gray random 0.0122-0.0134 ms against 0.0106-0.0108, RGB 8K 0.046
-// against 0.042, 16-bit 4K 0.029-0.031 against 0.027-0.028, 8K gray no different (H100,
-// calls 79-83; docs/notes-hist.md).
+// against 0.042, 16-bit 4K 0.029-0.033 against 0.028-0.029, 8K gray no different (H100,
+// calls 79-84; docs/notes-hist.md).
 #define THREADS 1024
 
 // Blocks in flight: one a multiprocessor by default.  Fewer blocks mean fewer
@@ -133,16 +133,15 @@ __device__ __forceinline__ void count16_gray(uint32_t *shl, uint4 q)
 
 __global__ void __launch_bounds__(THREADS, 1) hist_gray8(hist_args a, int vec_per_row)
 {
-    constexpr int NT = THREADS;
     __shared__ uint32_t sh[256 * LR];
     const int lane = threadIdx.x & 31;
-    for (int i = threadIdx.x; i < 256 * LR; i += NT)
+    for (int i = threadIdx.x; i < 256 * LR; i += THREADS)
         sh[i] = 0;
     clear_next(a);
     __syncthreads();
     uint32_t *shl = sh + lane;
-    const long long stride = (long long)gridDim.x * NT;
-    walk w(blockIdx.x * (long long)NT + threadIdx.x, stride, vec_per_row);
+    const long long stride = (long long)gridDim.x * THREADS;
+    walk w(blockIdx.x * (long long)THREADS + threadIdx.x, stride, vec_per_row);
     while (w.y < a.height) {
         walk w2 = w;
         w2.step();
@@ -166,9 +165,9 @@ __global__ void __launch_bounds__(THREADS, 1) hist_gray8(hist_args a, int vec_pe
         w.step();
     }
     __syncthreads();
-    // its own fold, LR and NT constants: through finish_block (a runtime copy count)
+    // its own fold, LR and THREADS constants: through finish_block (a runtime copy count)
     // 8K random took 0.0191-0.0198 ms against 0.0170-0.0180 (H100, calls 69-70, same call)
-    for (int bin = threadIdx.x; bin < 256; bin += NT) {
+    for (int bin = threadIdx.x; bin < 256; bin += THREADS) {
         uint32_t s = 0;
         for (int r = 0; r < LR; r++)
             s += sh[bin * LR + ((r + bin) & (LR - 1))];
@@ -188,15 +187,15 @@ __global__ void __launch_bounds__(THREADS, 1) hist_gray8(hist_args a, int vec_pe
 template <int CH, int R, bool ONE>
 __global__ void __launch_bounds__(THREADS, 1) hist_color8(hist_args a, int vec_per_row)
 {
-    constexpr int NQ = CH == 3 ? 3 : 1, IB = 16 * NQ, NT = THREADS;
+    constexpr int NQ = CH == 3 ? 3 : 1, IB = 16 * NQ;
     extern __shared__ uint32_t sh[];
     const int nwords = (ONE ? 1 : CH) * 256 * R, rowbytes = a.width * CH, sel = a.channel;
-    for (int i = threadIdx.x; i < nwords; i += NT)
+    for (int i = threadIdx.x; i < nwords; i += THREADS)
         sh[i] = 0;
     clear_next(a);
     __syncthreads();
     uint32_t *shl = sh + (threadIdx.x & (R - 1));
-    for (walk w(blockIdx.x * (long long)NT + threadIdx.x, (long long)gridDim.x * NT, vec_per_row);
+    for (walk w(blockIdx.x * (long long)THREADS + threadIdx.x, (long long)gridDim.x * THREADS, vec_per_row);
          w.y < a.height; w.step()) {
         const uint8_t *row = a.src + (size_t)w.y * a.pitch;
         const int x0 = w.v * IB; // a multiple of CH: byte k is channel k % CH
@@ -331,17 +330,21 @@ extern "C" int gvis_cu_hist(const void *d_src, size_t pitch, int width, int heig
     a.nh = channel >= 0 ? 1 : channels;
     a.out = d_hist;
     a.clear = d_clear;
-    const size_t smem_budget = 48 * 1024;
-    size_t per_rep = sizeof(uint32_t) * (size_t)a.nh * bins;
-    int reps = 8;
-    while (reps > 1 && per_rep * reps > smem_budget)
-        reps >>= 1;
+    // the copies a bin: 8-bit colour by color_reps; the others as many as fit 48 KiB (up
+    // to 8), and 16-bit counts with global atomics where one copy does not fit (8-bit gray
+    // keeps its own 32 in static shared memory)
     const bool color8 = bits == 8 && channels > 1;
-    if (color8)
-        reps = color_reps(a.nh), per_rep = sizeof(uint32_t) * (size_t)a.nh * 256;
+    const size_t smem_budget = 48 * 1024, per_rep = sizeof(uint32_t) * (size_t)a.nh * (color8 ? 256 : bins);
+    int reps = 8, shared = 1;
+    if (color8) {
+        reps = color_reps(a.nh);
+    } else {
+        while (reps > 1 && per_rep * reps > smem_budget)
+            reps >>= 1;
+        shared = per_rep * reps <= smem_budget;
+    }
     a.reps = reps;
-    int shared = color8 || per_rep * reps <= smem_budget;
-    size_t smem = shared ? per_rep * reps : 0;
+    const size_t smem = shared ? per_rep * reps : 0;
     // samples an item: 16 bytes (48 for 8-bit with 3 channels: color8's items), 8 u16
     int samples_per_vec = bits == 8 ? (channels == 3 ? 48 : 16) : 8;
     long long rowsamples = (long long)width * channels;
