@@ -150,7 +150,7 @@ static void check_sum_volume(int W, int H, const gvis_sgm_params *p, const uint6
         CHECK(gvis_cu_memset(job, d_sumvol, 0xa7, bytes) == 0 && gvis_cu_memset(job, d_state, 0x5c, sbytes) == 0);
         set_lanes((int)i);
         CHECK(gvis_cu_sgm_path_sum_band(d_cl, d_cr, d_guide, d_guide_r, tab, W, H, D, M, p->census, p->p1, p->p2,
-                                        p->p2_adapt, p->paths, bands[i], d_sumvol, stride, d_state, stream) == 0);
+                                        p->p2_adapt, p->paths, bands[i], 2, d_sumvol, stride, d_state, stream) == 0);
         unsetenv("GVIS_SGM_LANES");
         down(vol, d_sumvol, bytes);
         bad = sum_diff(vol, stride, n, D, cpu_sum, NULL);
@@ -158,9 +158,9 @@ static void check_sum_volume(int W, int H, const gvis_sgm_params *p, const uint6
                n * stride);
     }
     CHECK(gvis_cu_sgm_path_sum_band(d_cl, d_cr, d_guide, d_guide_r, tab, W, H, D, M, p->census, p->p1, p->p2,
-                                    p->p2_adapt, p->paths, 0, d_sumvol, stride, d_state, stream) != 0);
+                                    p->p2_adapt, p->paths, 0, 2, d_sumvol, stride, d_state, stream) != 0);
     CHECK(gvis_cu_sgm_path_sum_band(d_cl, d_cr, d_guide, d_guide_r, tab, W, H, D, M, p->census, p->p1, p->p2,
-                                    p->p2_adapt, 6, 4, d_sumvol, stride, d_state, stream) != 0);
+                                    p->p2_adapt, 6, 4, 2, d_sumvol, stride, d_state, stream) != 0);
     /* bad arguments are refused */
     CHECK(gvis_cu_sgm_path_sum(d_cl, d_cr, d_guide, d_guide_r, tab, W, H, D, M, p->census, p->p1, p->p2, p->p2_adapt, 0,
                                1, 1, d_sumvol, stride - 32, stream) != 0);

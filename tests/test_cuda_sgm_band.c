@@ -1,9 +1,11 @@
-/* The sum volume of the SGM paths walked in bands (cuda/stereo/sgm_path_band.cu) against
- * the naive paths summed on the CPU, at the edges: every band height from 1 to past H (a
- * sample on taller images), so that bands divide H or not, H smaller than a band, H = 1 and
- * W = 1, and the diagonals' lines cross band edges, enter through the side inside a band
- * and leave through it; then the whole pipeline on the sum volume against the CPU, in
- * bands and whole.  Exits 77 (skipped) without a usable GPU. */
+/* The sum volume of the SGM paths walked in bands (cuda/stereo/sgm_path_band.cu) and in
+ * strips with the winner fused (cuda/stereo/sgm_strips.cu) against the naive paths summed
+ * on the CPU, at the edges: every band height from 1 to past H (a sample on taller images),
+ * so that bands divide H or not, H smaller than a band, H = 1 and W = 1, and the diagonals'
+ * lines cross band edges, enter through the side inside a band and leave through it; the
+ * strips' maps against the winner over the bands' sum; then the whole pipeline on the sum
+ * volume against the CPU, in bands or strips and whole.  Exits 77 (skipped) without a
+ * usable GPU. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +32,106 @@ static int next_height(int h, int H)
     return h + (H <= 12 ? 1 : h < 4 ? 1 : h < H - 2 ? (H + 5) / 6 : 1);
 }
 
+/* (0, -1), (-1, -1), (1, -1): the upward directions (lib/stereo/sgm.h's numbering) */
+static int is_up(int dir)
+{
+    return dir == 3 || dir == 5 || dir == 7;
+}
+
+/* The sum in strips of h rows (cuda/stereo/sgm_strips.cu), d_vol holding the whole sum S
+ * (ref) on entry: each strip's u8 volumes, downward and upward, against the CPU's paths
+ * (dirs: paths volumes of W x H x D); the downward strips added into S by
+ * gvis_cu_sgm_strip_sum against the CPU (ref plus the downward directions: rd); and with
+ * D 64, 128 or 256 the whole of gvis_cu_sgm_sum_strips: the volume then holds the rows and
+ * the downward directions (rows_down) and the maps are the winner's over S. */
+static void check_strips(int W, int H, int D, int paths, int census, const uint8_t *tab, const gvis_sgm_params *p,
+                         int h, const uint8_t *dirs, const uint16_t *ref, const uint16_t *rows_down,
+                         const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_gl, const uint8_t *d_gr,
+                         uint16_t *d_vol, uint32_t *d_state)
+{
+    const int stride = GVIS_SGM_SUM_STRIDE(D), nv = paths == 8 ? 3 : 1, hh = h < H ? h : H;
+    const size_t n = (size_t)W * H, bytes = n * stride * 2, svol = (size_t)hh * W * D;
+    const size_t sbytes = gvis_cu_sgm_band_state_bytes(W, H, stride);
+    const int wta = gvis_cu_sgm_wta_strip_ok(D), U = gvis_sgm_uniqueness_fixed(p->uniqueness);
+    int16_t *d_maps = dev(14, 4 * n * sizeof(int16_t)), *maps = malloc(4 * n * sizeof(int16_t));
+    uint16_t *vol = malloc(bytes), *rd = malloc(n * D * 2);
+    setenv("GVIS_SGM_LANES", h % 2 ? "8" : "32", 1);
+    if (wta) { /* the maps from the whole sum first */
+        CHECK(gvis_cu_sgm_wta_sum(d_vol, stride, W, H, D, p->min_disp, U, p->subpixel, d_maps, d_maps + n, stream) ==
+              0);
+        down(maps, d_maps, 2 * n * sizeof(int16_t));
+    }
+    /* the strips one by one, each against the CPU's paths of its rows; the downward ones
+     * added into S */
+    uint8_t *d_strip = dev(13, nv * svol), *strip = malloc(nv * svol);
+    /* the run layout's costs where D has it, on odd heights (the codes' walk on even ones) */
+    const size_t cbytes = h % 2 ? gvis_cu_sgm_strip_cost_bytes(W, hh, D) : 0;
+    uint16_t *d_cost = cbytes ? dev(4, cbytes) : NULL;
+    const int nb = (H + hh - 1) / hh;
+    for (int down_pass = 1; down_pass >= 0; down_pass--) {
+        size_t bad = 0;
+        CHECK(gvis_cu_memset(job, d_state, 0x5c, sbytes) == 0);
+        for (int i = 0; i < nb; i++) {
+            const int b = down_pass ? i : nb - 1 - i, y0 = b * hh, y1 = y0 + hh < H ? y0 + hh : H;
+            CHECK(gvis_cu_memset(job, d_strip, 0x33, nv * svol) == 0);
+            CHECK(gvis_cu_sgm_path_strip(d_cl, d_cr, d_gl, d_gr, tab, W, H, D, p->min_disp, census, p->p1, p->p2,
+                                         p->p2_adapt, paths, down_pass, y0, y1, d_strip, svol, d_cost, d_state,
+                                         stream) == 0);
+            if (down_pass)
+                CHECK(gvis_cu_sgm_strip_sum(d_vol, stride, d_strip, svol, nv, W, y0, y1, D, stream) == 0);
+            down(strip, d_strip, nv * svol);
+            for (int v = 0; v < nv; v++) {
+                const uint8_t *want = dirs + (size_t)((down_pass ? 2 : 3) + 2 * v) * n * D + (size_t)y0 * W * D;
+                for (size_t j = 0; j < (size_t)(y1 - y0) * W * D; j++)
+                    bad += strip[v * svol + j] != want[j];
+            }
+        }
+        CHECKF(bad == 0, "band edges %dx%d D %d paths %d: the %s pass in strips of %d rows (%s): %zu values differ", W,
+               H, D, paths, down_pass ? "downward" : "upward", hh, d_cost ? "run layout" : "codes", bad);
+    }
+    for (size_t i = 0; i < n * D; i++) {
+        rd[i] = ref[i];
+        for (int v = 0; v < nv; v++)
+            rd[i] = (uint16_t)(rd[i] + dirs[(size_t)(2 + 2 * v) * n * D + i]);
+    }
+    down(vol, d_vol, bytes);
+    size_t bad = sum_diff(vol, stride, n, D, rd, NULL);
+    CHECKF(bad == 0, "band edges %dx%d D %d paths %d: strips of %d rows added into the sum: %zu of %zu values differ",
+           W, H, D, paths, hh, bad, n * stride);
+    /* bad arguments are refused */
+    CHECK(gvis_cu_sgm_path_strip(d_cl, d_cr, d_gl, d_gr, tab, W, H, D, p->min_disp, census, p->p1, p->p2,
+                                 p->p2_adapt, paths, 1, 0, H + 1, d_strip, svol, d_cost, d_state, stream) != 0);
+    CHECK(gvis_cu_sgm_path_strip(d_cl, d_cr, d_gl, d_gr, tab, W, H, D, p->min_disp, census, p->p1, p->p2,
+                                 p->p2_adapt, paths, 0, 0, hh, d_strip, svol - 1, d_cost, d_state, stream) != 0);
+    CHECK(gvis_cu_sgm_strip_sum(d_vol, stride, d_strip, svol, nv, W, 0, hh + 1, D, stream) != 0);
+    if (wta) { /* the whole: 1 to 3 sets of strips, rows in segments of 1 or 3 chunks of 128 pixels or whole */
+        const int sets = 1 + h % 3;
+        setenv("GVIS_SGM_WTA_SEG", h % 3 == 0 ? "1" : h % 3 == 1 ? "3" : "0", 1);
+        setenv("GVIS_SGM_STRIP_DOWN", h % 2 ? "1" : "0", 1); /* the downward pass in strips or bands */
+        int16_t *d_sets = dev(15, sets * gvis_cu_sgm_strip_bytes(W, hh, D, paths));
+        CHECK(gvis_cu_memset(job, d_maps + 2 * n, 0x55, 2 * n * sizeof(int16_t)) == 0);
+        CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0 && gvis_cu_memset(job, d_state, 0x5c, sbytes) == 0);
+        CHECK(gvis_cu_sgm_sum_strips(d_cl, d_cr, d_gl, d_gr, tab, W, H, D, p->min_disp, census, p->p1, p->p2,
+                                     p->p2_adapt, paths, h, d_vol, stride, d_state, (uint8_t *)d_sets, sets, d_cost, U,
+                                     p->subpixel, d_maps + 2 * n, d_maps + 3 * n, stream) == 0);
+        down(maps + 2 * n, d_maps + 2 * n, 2 * n * sizeof(int16_t));
+        CHECKF(count_diff(maps, maps + 2 * n, 2 * n, 2) == 0,
+               "band edges %dx%d D %d paths %d: the winner over strips of %d rows (%d sets, segments %s) differs", W,
+               H, D, paths, hh, sets, getenv("GVIS_SGM_WTA_SEG"));
+        down(vol, d_vol, bytes);
+        bad = sum_diff(vol, stride, n, D, rows_down, NULL);
+        CHECKF(bad == 0, "band edges %dx%d D %d paths %d: the sum in strips of %d rows: %zu of %zu values differ", W,
+               H, D, paths, hh, bad, n * stride);
+        CHECK(gvis_cu_sgm_sum_strips(d_cl, d_cr, d_gl, d_gr, tab, W, H, D, p->min_disp, census, p->p1, p->p2,
+                                     p->p2_adapt, paths, h, d_vol, stride, d_state, (uint8_t *)d_sets, 0, d_cost, U,
+                                     p->subpixel, d_maps + 2 * n, d_maps + 3 * n, stream) != 0);
+        unsetenv("GVIS_SGM_WTA_SEG");
+        unsetenv("GVIS_SGM_STRIP_DOWN");
+    }
+    unsetenv("GVIS_SGM_LANES");
+    free(strip), free(maps), free(vol), free(rd);
+}
+
 static void check_edges(int W, int H, int D, int paths, int cost, int census)
 {
     gvis_sgm_params p;
@@ -46,7 +148,8 @@ static void check_edges(int W, int H, int D, int paths, int cost, int census)
     t_make(&R, W, H, 1, GVIS_U8, 1, 0);
     uint64_t *cl = malloc(n * 8), *cr = malloc(n * 8);
     uint8_t *gl = malloc(n), *gr = malloc(n), *lr = malloc(n * D), luts[128];
-    uint16_t *ref = calloc(n * D, 2), *vol = malloc(bytes);
+    uint16_t *ref = calloc(n * D, 2), *rows_down = calloc(n * D, 2), *vol = malloc(bytes);
+    uint8_t *dirs = malloc(n * D * paths); /* each direction's Lr */
     gvis_sgm_census(L.data, L.stride, 1, W, H, census, cl);
     gvis_sgm_census(R.data, R.stride, 1, W, H, census, cr);
     gvis_sgm_guide(&L, gl);
@@ -54,8 +157,12 @@ static void check_edges(int W, int H, int D, int paths, int cost, int census)
     gvis_sgm_cost_luts(census, luts, luts + 64);
     for (int dir = 0; dir < paths; dir++) {
         gvis_sgm_path_ref(cl, cr, gl, gl, gr, W, H, &p, dir, lr);
-        for (size_t i = 0; i < n * D; i++)
+        memcpy(dirs + (size_t)dir * n * D, lr, n * D);
+        for (size_t i = 0; i < n * D; i++) {
             ref[i] = (uint16_t)(ref[i] + lr[i]);
+            if (!is_up(dir))
+                rows_down[i] = (uint16_t)(rows_down[i] + lr[i]);
+        }
     }
     uint64_t *d_cl = dev(1, n * 8), *d_cr = dev(2, n * 8);
     uint8_t *d_gl = dev(3, n), *d_gr = dev(10, n);
@@ -74,14 +181,18 @@ static void check_edges(int W, int H, int D, int paths, int cost, int census)
         CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0 && gvis_cu_memset(job, d_state, 0x5c, sbytes) == 0);
         setenv("GVIS_SGM_LANES", h % 2 ? "32" : "8", 1);
         CHECK(gvis_cu_sgm_path_sum_band(d_cl, d_cr, d_gl, d_gr, tab, W, H, D, p.min_disp, census, p.p1, p.p2,
-                                        p.p2_adapt, paths, h, d_vol, stride, d_state, stream) == 0);
+                                        p.p2_adapt, paths, h, 2, d_vol, stride, d_state, stream) == 0);
         unsetenv("GVIS_SGM_LANES");
         down(vol, d_vol, bytes);
         size_t bad = sum_diff(vol, stride, n, D, ref, NULL);
         CHECKF(bad == 0, "band edges %dx%d D %d paths %d %s: bands of %d rows: %zu of %zu values differ", W, H, D,
                paths, cost == GVIS_COST_ADCENSUS ? "ad-census" : "census", h, bad, n * stride);
+        /* (under a sanitizer, GVIS_TEST_QUICK: three heights of the strips) */
+        if (D <= 256 && (!getenv("GVIS_TEST_QUICK") || h == 2 || h == 3 || h >= H))
+            check_strips(W, H, D, paths, census, tab, &p, h, dirs, ref, rows_down, d_cl, d_cr, d_gl, d_gr, d_vol,
+                         d_state);
     }
-    free(cl), free(cr), free(gl), free(gr), free(lr), free(ref), free(vol);
+    free(cl), free(cr), free(gl), free(gr), free(lr), free(ref), free(rows_down), free(dirs), free(vol);
     gvis_image_free(&L);
     gvis_image_free(&R);
 }
@@ -124,6 +235,15 @@ int main(void)
         check_edges(edges[e][0], edges[e][1], e < 3 ? 80 : 144, 8, GVIS_COST_ADCENSUS, (int)(e + 1) % 2);
     }
     check_edges(9, 14, 512, 8, GVIS_COST_CENSUS, GVIS_CENSUS_SYM);
+    /* the winner's sizes for the strips' fused pass (D 64, 128, 256) */
+    check_edges(33, 41, 64, 8, GVIS_COST_ADCENSUS, GVIS_CENSUS_SYM);
+    check_edges(131, 9, 128, 4, GVIS_COST_CENSUS, GVIS_CENSUS_9X7);
+    check_edges(150, 19, 128, 8, GVIS_COST_ADCENSUS, GVIS_CENSUS_9X7);
+    check_edges(70, 33, 256, 8, GVIS_COST_CENSUS, GVIS_CENSUS_SYM);
+    /* rows of several segments of the winner (halos of 1 and 2 chunks) */
+    check_edges(431, 6, 128, 8, GVIS_COST_ADCENSUS, GVIS_CENSUS_SYM);
+    check_edges(397, 5, 256, 4, GVIS_COST_ADCENSUS, GVIS_CENSUS_9X7);
+    check_edges(300, 4, 64, 8, GVIS_COST_CENSUS, GVIS_CENSUS_SYM);
     progress("band edges done");
 
     /* the pipeline on the sum volume: bands of 5 rows, one band, whole */

@@ -73,12 +73,50 @@ int gvis_cu_sgm_path_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8
  * beside the bands, unless GVIS_SGM_OVERLAP=0; the stream waits for it before returning),
  * then the downward directions band by band from the top, then the upward ones from the
  * bottom.  d_state (gvis_cu_sgm_band_state_bytes) carries each
- * line's path costs from one band to the next.  Bit-identical to gvis_cu_sgm_path_sum. */
+ * line's path costs from one band to the next.  Bit-identical to gvis_cu_sgm_path_sum.
+ * passes 2: all of that; passes 1: the upward directions are left out. */
 size_t gvis_cu_sgm_band_state_bytes(int width, int height, int stride);
 int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
                               const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D,
                               int min_disp, int census, int p1, int p2, int p2_adapt, int paths, int band,
-                              uint16_t *d_sum, int stride, uint32_t *d_state, void *stream);
+                              int passes, uint16_t *d_sum, int stride, uint32_t *d_state, void *stream);
+
+/* sgm_strips.cu: the same sum volume and maps as gvis_cu_sgm_path_sum_band (paths 4 or 8,
+ * `band` rows a strip) followed by gvis_cu_sgm_wta_sum, bit-identical, with fewer
+ * reductions: the rows as there; the downward directions strip by strip from the top into
+ * u8 volumes of the strip's rows (gvis_cu_sgm_path_strip), added into the sum by
+ * gvis_cu_sgm_strip_sum; the upward ones from the bottom, never added into the sum: the
+ * winner of each strip's rows (step 5: d_left, d_right, U and subpixel as for
+ * gvis_cu_sgm_wta) reads the sum and the strip's volumes (gvis_cu_sgm_wta_strip).  The
+ * sums and winners run on a second stream beside the next strip's walk, the (1, 0) rows on a
+ * third; the caller's stream waits for both before returning.  d_strips: nsets (1 to 8) sets
+ * of gvis_cu_sgm_strip_bytes; d_cost as for gvis_cu_sgm_path_strip for `band` rows; d_state
+ * as for the bands.  D 64, 128 or 256 (gvis_cu_sgm_wta_strip_ok). */
+size_t gvis_cu_sgm_strip_bytes(int width, int band, int D, int paths);
+int gvis_cu_sgm_sum_strips(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
+                           const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D, int min_disp,
+                           int census, int p1, int p2, int p2_adapt, int paths, int band, uint16_t *d_sum, int stride,
+                           uint32_t *d_state, uint8_t *d_strips, int nsets, uint16_t *d_cost, int U, int subpixel,
+                           int16_t *d_left, int16_t *d_right, void *stream);
+
+/* sgm_strip_sum.cu: nstrip (1 to 3) u8 volumes of rows y0 .. y1 - 1 (d_strip + i * vol,
+ * [y - y0][x][k], D a pixel) added into those rows of the sum volume (stride and layout
+ * of gvis_cu_sgm_path_sum) with 32-bit reductions: other reductions may add at once. */
+int gvis_cu_sgm_strip_sum(uint16_t *d_sum, int stride, const uint8_t *d_strip, size_t vol, int nstrip, int width,
+                          int y0, int y1, int D, void *stream);
+
+/* sgm_path_strip.cu: one strip of gvis_cu_sgm_sum_strips: the downward directions ((0, 1),
+ * and (1, 1), (-1, 1) with 8 paths) or, down 0, the upward ones ((0, -1), (-1, -1),
+ * (1, -1)) over rows y0 .. y1 - 1 (the strips before walked first in the same direction,
+ * their line states in d_state), direction i into d_strip + i * vol as u8 [y - y0][x][k]
+ * (D a pixel; vol >= (y1 - y0) x W x D).
+ * With d_cost (gvis_cu_sgm_strip_cost_bytes for y1 - y0 rows; 0 bytes: not used, may be
+ * NULL) the strip's costs are made there first and walked in the run layout (64 < D <= 128). */
+size_t gvis_cu_sgm_strip_cost_bytes(int width, int rows, int D);
+int gvis_cu_sgm_path_strip(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
+                           const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D, int min_disp,
+                           int census, int p1, int p2, int p2_adapt, int paths, int down, int y0, int y1,
+                           uint8_t *d_strip, size_t vol, uint16_t *d_cost, uint32_t *d_state, void *stream);
 
 /* sgm_cost_pairs.cu: the costs of step 3 (any cost and census, d_cr, d_guide_r and luts as
  * for gvis_cu_sgm_path_cost) of rows y0 .. y1 - 1 into d_cost, (y1 - y0) x W pixels of
@@ -114,6 +152,13 @@ int gvis_cu_sgm_wta(const uint8_t *d_lr, int npaths, int width, int height, int 
 /* The same from the sum volume of gvis_cu_sgm_path_sum (its stride and layout). */
 int gvis_cu_sgm_wta_sum(const uint16_t *d_sum, int stride, int width, int height, int D, int min_disp, int U,
                         int subpixel, int16_t *d_left, int16_t *d_right, void *stream);
+/* The same for rows y0 .. y1 - 1 only, from the sum volume plus nstrip u8 volumes of those
+ * rows (d_strip + i * vol, [y - y0][x][k], D a pixel: gvis_cu_sgm_path_strip's); D 64, 128
+ * or 256 (the thread-a-pixel kernel: gvis_cu_sgm_wta_strip_ok), else cudaErrorInvalidValue. */
+int gvis_cu_sgm_wta_strip_ok(int D);
+int gvis_cu_sgm_wta_strip(const uint16_t *d_sum, int stride, const uint8_t *d_strip, size_t vol, int nstrip,
+                          int width, int height, int D, int min_disp, int U, int subpixel, int y0, int y1,
+                          int16_t *d_left, int16_t *d_right, void *stream);
 
 /* sgm_median.cu: 3x3 median (step 6), d_out != d_in; median2 also d_in2 into d_out2 (both
  * NULL or neither) in the same launch. */

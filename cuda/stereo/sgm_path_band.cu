@@ -14,51 +14,15 @@
 // (band_slot: its column, or the diagonal's x - y or x + y), and the next band's launch
 // takes them up; lines that enter a band through the left or right image edge start
 // afresh, as in the whole image.  The same path costs Lr are added as in the whole-image
-// walk, so S is the same integer (sgm_path.cu's SUM comment), bit for bit.
+// walk, so S is the same integer (sgm_path.cu's SUM comment), bit for bit.  With passes = 1
+// the upward directions are left out (sgm_strips.cu walks them in strips).
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sgm_cuda.h"
-#include "sgm_path_kernel.cuh"
-
-template <int NB, int S, bool NARROW, bool ADC>
-static void band_k(int D, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
-{
-    grid.x = (grid.x + 32 / S - 1) / (32 / S); // 32 / S lines a warp (no horizontal direction here)
-    if (D == 64 * NB)
-        path_kernel_il<NB, S, S, NARROW, true, ADC, true, true><<<grid, block, 0, s>>>(a);
-    else
-        path_kernel_il<NB, S, S, NARROW, false, ADC, true, true><<<grid, block, 0, s>>>(a);
-}
-
-// NB blocks of 64 disparities (D <= 64 NB): 8 lanes a line for D <= 64 with the symmetric
-// census (NARROW; path_lanes keeps 32 where the launch would have too few warps), 32
-// otherwise, or as GVIS_SGM_LANES asks (path_lanes).  At 3840x2160, D = 64, the 8 lanes
-// made the banded sum 22 % faster (8.58 ms against 10.96 on an H100), while at D = 128 16
-// lanes made it 7 % slower (18.20 against 17.07; docs/notes-sgm-gpu.md).
-template <int NB, bool NARROW, bool ADC>
-static void band_lanes(int D, long long lines, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
-{
-    if (path_lanes(D, lines, NB == 1 && NARROW) < 32)
-        band_k<NB, NARROW_LANES(NB), NARROW, ADC>(D, grid, block, s, a);
-    else
-        band_k<NB, 32, NARROW, ADC>(D, grid, block, s, a);
-}
-
-template <bool NARROW, bool ADC>
-static void band_pairs(int D, long long lines, dim3 grid, dim3 block, cudaStream_t s, const path_args &a)
-{
-    if (D <= 64)
-        band_lanes<1, NARROW, ADC>(D, lines, grid, block, s, a);
-    else if (D <= 128)
-        band_lanes<2, NARROW, ADC>(D, lines, grid, block, s, a);
-    else if (D <= 256)
-        band_lanes<4, NARROW, ADC>(D, lines, grid, block, s, a);
-    else
-        band_lanes<8, NARROW, ADC>(D, lines, grid, block, s, a);
-}
+#include "sgm_path_band.cuh"
 
 extern "C" size_t gvis_cu_sgm_band_state_bytes(int width, int height, int stride)
 {
@@ -69,8 +33,8 @@ extern "C" size_t gvis_cu_sgm_band_state_bytes(int width, int height, int stride
 
 static int band_walks(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, const uint8_t *d_guide_r,
                       const uint8_t *luts, int width, int height, int D, int min_disp, int census, int p1, int p2,
-                      int p2_adapt, int paths, int band, uint16_t *d_sum, int stride, uint32_t *d_state,
-                      cudaStream_t s);
+                      int p2_adapt, int paths, int band, int passes, uint16_t *d_sum, int stride,
+                      uint32_t *d_state, cudaStream_t s);
 
 // Whether the (1, 0) rows run on a second stream beside the bands; GVIS_SGM_OVERLAP=0 keeps
 // them before the bands on the caller's stream (to time the two).
@@ -83,10 +47,11 @@ static bool band_overlap(void)
 extern "C" int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
                                          const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D,
                                          int min_disp, int census, int p1, int p2, int p2_adapt, int paths, int band,
-                                         uint16_t *d_sum, int stride, uint32_t *d_state, void *stream)
+                                         int passes, uint16_t *d_sum, int stride, uint32_t *d_state, void *stream)
 {
     if (!d_sum || !d_state || stride % 64 || stride < (D + 63) / 64 * 64 || width <= 0 || height <= 0 || band < 1 ||
-        (paths != 4 && paths != 8) || D < 16 || D > 512 || D % 16 || (census != 0 && census != 1) ||
+        (paths != 4 && paths != 8) || (passes != 1 && passes != 2) || D < 16 || D > 512 || D % 16 ||
+        (census != 0 && census != 1) ||
         (luts && !d_guide_r && census != 1) || (long long)width + height > 0x7fffffffLL - 64)
         return (int)cudaErrorInvalidValue;
     // the horizontal directions over whole rows: (-1, 0) stores every word, then (1, 0) adds,
@@ -108,7 +73,7 @@ extern "C" int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d
                              p2_adapt, 0, 1, 1, d_sum, stride, ov ? s2 : s);
     if (!e)
         e = band_walks(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2, p2_adapt,
-                       paths, band, d_sum, stride, d_state, s);
+                       paths, band, passes, d_sum, stride, d_state, s);
     if (ov) {
         // the caller's stream goes on after both (the sums are whole once both are done)
         const cudaError_t j = cudaEventRecord(ev[1], s2);
@@ -129,8 +94,8 @@ extern "C" int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d
 // The vertical and diagonal directions in bands, on stream s.
 static int band_walks(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, const uint8_t *d_guide_r,
                       const uint8_t *luts, int width, int height, int D, int min_disp, int census, int p1, int p2,
-                      int p2_adapt, int paths, int band, uint16_t *d_sum, int stride, uint32_t *d_state,
-                      cudaStream_t s)
+                      int p2_adapt, int paths, int band, int passes, uint16_t *d_sum, int stride,
+                      uint32_t *d_state, cudaStream_t s)
 {
     int e;
     path_args a = path_args_common(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, p1, p2, p2_adapt);
@@ -140,7 +105,7 @@ static int band_walks(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t 
     a.state = d_state;
     const int nv = paths == 8 ? 3 : 1; // (0, 1) (1, 1) (-1, 1) down, (0, -1) (-1, -1) (1, -1) up
     const int nb = (height + band - 1) / band;
-    for (int pass = 0; pass < 2; pass++) {
+    for (int pass = 0; pass < passes; pass++) {
         static const int down[3] = {2, 4, 6}, up[3] = {3, 5, 7};
         for (int i = 0; i < nv; i++)
             a.dirs[i] = pass ? up[i] : down[i];
@@ -148,16 +113,7 @@ static int band_walks(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t 
             const int b = pass ? nb - 1 - i : i;
             a.y0 = b * band;
             a.y1 = a.y0 + band < height ? a.y0 + band : height;
-            const int lines = width + (nv > 1 ? a.y1 - a.y0 - 1 : 0);
-            const long long all = width + (nv > 1 ? 2LL * lines : 0); // the vertical's and the diagonals'
-            const dim3 grid((lines + WARPS - 1) / WARPS, nv), block(WARPS * 32);
-            if (census == 1)
-                luts ? band_pairs<true, true>(D, all, grid, block, s, a)
-                     : band_pairs<true, false>(D, all, grid, block, s, a);
-            else
-                luts ? band_pairs<false, true>(D, all, grid, block, s, a)
-                     : band_pairs<false, false>(D, all, grid, block, s, a);
-            if ((e = (int)cudaGetLastError()))
+            if ((e = band_launch<true>(a, nv, census, luts != nullptr, s)))
                 return e;
         }
     }

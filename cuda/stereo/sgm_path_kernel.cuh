@@ -355,7 +355,9 @@ __device__ __forceinline__ void path_walk(const path_args &a, const uint8_t *p2l
     const int line = (blockIdx.x * WARPS + (threadIdx.x >> 5)) * (32 / S) + wl / S;
     if (BAND ? !band_line_start(line, rx, ry, W, H, a.y0, a.y1, x, y, cont) : !line_start(line, rx, ry, W, H, x, y))
         return; // the line's S lanes together
-    uint8_t *lr = SUM ? nullptr : a.lr + (dir - a.dir0) * a.vol;
+    // BAND without SUM: direction blockIdx.y of the launch into strip volume blockIdx.y, whose
+    // pixel 0 is (0, y0) (gvis_cu_sgm_path_strip)
+    uint8_t *lr = SUM ? nullptr : a.lr + (BAND ? (int)blockIdx.y : dir - a.dir0) * a.vol;
     const uint32_t BIG2 = BIG * 0x10001u;
     uint32_t vmask[NP];
     valid_halves<NP, FULL, S>(D, lane, vmask);
@@ -440,7 +442,7 @@ __device__ __forceinline__ void path_walk(const path_args &a, const uint8_t *p2l
             if (qx >= 0 && qx < W && qy >= a.cy0 && qy < a.cy1)
                 asm volatile("prefetch.global.L2 [%0];" ::"l"(a.cost + ((size_t)(qy - a.cy0) * W + qx) * a.cw + lane));
         }
-        const size_t pix = (size_t)y * W + x;
+        const size_t pix = (size_t)y * W + x, opix = BAND && !SUM ? (size_t)(y - a.y0) * W + x : pix;
         if (VOL) {
 #pragma unroll
             for (int j = 0; j < NP; j++)
@@ -452,7 +454,7 @@ __device__ __forceinline__ void path_walk(const path_args &a, const uint8_t *p2l
         else
             path_step<NP, FULL, S>(prev, m, c, a.p1, p2lut[abs(g - gprev)], vmask, lane, cur, gmask);
         const int mn = keep_step<NP>(cur, prev);
-        put_step<NP, FULL, SUM, S>(cur, vmask, a.sum, a.sw, a.store, lr, pix, D, lane);
+        put_step<NP, FULL, SUM, S>(cur, vmask, a.sum, a.sw, a.store, lr, opix, D, lane);
         m = line_min<S>(mn, gmask);
         gprev = g;
         first = false;

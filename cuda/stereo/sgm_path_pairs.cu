@@ -120,7 +120,8 @@ extern "C" int gvis_cu_sgm_path_pairs(const uint16_t *d_cost, const uint8_t *d_g
     if (D > 64 && D <= 128 && pp_run()) {
         // the run layout (sgm_path_run.cuh): 8 lanes a line, 16 disparities a lane
         const int rp = pp_row_pairs(width, height);
-        const run_args r = {a.cost, a.guide, width, height, D, p1, p2, p2_adapt, dir, a.lr, a.vol, pp_run_prefetch(rp)};
+        const run_args r = {a.cost, a.guide, width, height, D, p1, p2, p2_adapt, dir, a.lr, a.vol,
+                            pp_run_prefetch(rp), 0, height, nullptr}; // (y0, y1, state: STRIP only)
         long long blocks = 0; // the most of the launch's directions
         for (int i = dir; i < dir + ndirs; i++) {
             const long long k = i < 2 ? height : i < 4 ? width : (long long)width + height - 1;

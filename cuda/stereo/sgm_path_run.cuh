@@ -157,35 +157,66 @@ __device__ __forceinline__ void run_unpack(const run_words<P> &r, uint32_t (&cc)
 }
 
 struct run_args {
-    const uint16_t *cost; // the whole image's costs in the pair layout, 64 u16 words a pixel
+    const uint16_t *cost; // the costs of rows y0 .. in the pair layout, 64 u16 words a pixel
     const uint8_t *guide;
     int width, height, D, p1, p2, p2_adapt;
-    int dir0;    // blockIdx.y = i walks direction dir0 + i into lr + i vol
-    uint8_t *lr; // u8 volumes [y][x][k], D a pixel
+    int dir0;    // blockIdx.y = i walks direction dir0 + i (STRIP: dir0 + 2 i) into lr + i vol
+    uint8_t *lr; // u8 volumes [y - y0][x][k], D a pixel
     size_t vol;
     int pf;    // P <= 4 (the rows of fewer pairs a lane): each step prefetches the costs pf steps
                // ahead into L2
+    // 0 and height, or with STRIP (run_kernel) a strip y0 .. y1 - 1 of the vertical and
+    // diagonal directions, whose lines carry their path costs from the strip before in
+    // state (band_slot's slot of direction i at state + (i (W + H - 1) + slot) 64 words,
+    // a lane's P pairs at P ln) and leave them there for the next one
+    int y0, y1;
+    uint32_t *state;
 };
 
-// Line `line` of direction (rx, ry), P pairs a lane.
-template <int P, bool FULL>
+// A lane's P words of a line's state slot (STRIP), 64 words a slot.
+template <int P>
+__device__ __forceinline__ uint32_t *run_slot(const run_args &a, int x, int y, int rx, int ry, int ln)
+{
+    return a.state + ((size_t)blockIdx.y * (a.width + a.height - 1) + band_slot(x, y, rx, ry, a.height)) * 64 + P * ln;
+}
+
+// Line `line` of direction (rx, ry), P pairs a lane; STRIP: of the strip a.y0 .. a.y1 - 1.
+template <int P, bool FULL, bool STRIP>
 __device__ __forceinline__ void run_walk(const run_args &a, const uint8_t *p2lut, int line, int rx, int ry)
 {
     const int W = a.width, H = a.height, D = a.D;
     int x, y;
-    if (!line_start(line, rx, ry, W, H, x, y))
+    bool cont = false;
+    if (STRIP ? !band_line_start(line, rx, ry, W, H, a.y0, a.y1, x, y, cont) : !line_start(line, rx, ry, W, H, x, y))
         return; // the line's lanes together
     const run_lane<P, FULL> r(D);
     // the line's pixels, and pointers at its first one that move a pixel a step
-    const int n = min(rx > 0 ? W - x : rx < 0 ? x + 1 : 0x7fffffff, ry > 0 ? H - y : ry < 0 ? y + 1 : 0x7fffffff);
-    const long long pix = (long long)y * W + x, step = (long long)ry * W + rx;
-    const uint16_t *cp = a.cost + pix * 64 + P * r.ln;
+    const int y0 = STRIP ? a.y0 : 0, y1 = STRIP ? a.y1 : H;
+    const int n = min(rx > 0 ? W - x : rx < 0 ? x + 1 : 0x7fffffff, ry > 0 ? y1 - y : ry < 0 ? y - y0 + 1 : 0x7fffffff);
+    const long long pix = (long long)y * W + x, rel = pix - (long long)y0 * W, step = (long long)ry * W + rx;
+    const uint16_t *cp = a.cost + rel * 64 + P * r.ln;
     const uint8_t *gp = a.guide + pix;
-    uint8_t *op = a.lr + blockIdx.y * a.vol + pix * D;
+    uint8_t *op = a.lr + blockIdx.y * a.vol + rel * D;
     const uint32_t BIG2 = BIG * 0x10001u;
     uint32_t prev[P];
     run_words<P> w = run_fetch<P>(cp);
     int g = __ldg(gp), gprev = 0, m = 0;
+    bool first = true;
+    if (STRIP && cont) {
+        // the path so far, as the strip before left it: prev[], its minimum (the same
+        // reduction as after a step) and the previous pixel's guide value
+        const uint32_t *slot = run_slot<P>(a, x, y, rx, ry, r.ln);
+#pragma unroll
+        for (int j = 0; j < P; j++)
+            prev[j] = slot[j];
+        uint32_t mm = prev[0];
+#pragma unroll
+        for (int j = 1; j < P; j++)
+            mm = __vmins2(mm, prev[j]);
+        m = line_min<run_shape<P>::L>(min((int)(mm & 0xffffu), (int)(mm >> 16)), r.gmask);
+        gprev = __ldg(gp - step);
+        first = false;
+    }
     for (int i = 0; i < n; i++) {
         uint32_t c[P];
         run_unpack<P>(w, c);
@@ -200,7 +231,7 @@ __device__ __forceinline__ void run_walk(const run_args &a, const uint8_t *p2lut
         if (P <= 4 && a.pf > 0 && i + a.pf < n)
             asm volatile("prefetch.global.L2 [%0];" ::"l"(cp + a.pf * step * 64));
         uint32_t cur[P];
-        if (i == 0) {
+        if (i == 0 && first) {
 #pragma unroll
             for (int j = 0; j < P; j++)
                 cur[j] = FULL ? c[j] : (c[j] & r.vm[j]) | (BIG2 & ~r.vm[j]);
@@ -221,23 +252,35 @@ __device__ __forceinline__ void run_walk(const run_args &a, const uint8_t *p2lut
         gp += step;
         op += step * D;
     }
+    if (STRIP) {
+        // a line that goes on past the strip leaves its path costs for the next one
+        const int lx = x + (n - 1) * rx, ly = y + (n - 1) * ry, nx = lx + rx, ny = ly + ry;
+        if (nx >= 0 && nx < W && ny >= 0 && ny < H) {
+            uint32_t *slot = run_slot<P>(a, lx, ly, rx, ry, r.ln);
+#pragma unroll
+            for (int j = 0; j < P; j++)
+                slot[j] = prev[j];
+        }
+    }
 }
 
 // A block walks WARPS x 4 lines of direction dir0 + blockIdx.y; the rows (directions 0
-// and 1) with RP pairs a lane (8, 4 or 2: WARPS x RP / 2 rows a block).
-template <bool FULL, int RP>
+// and 1) with RP pairs a lane (8, 4 or 2: WARPS x RP / 2 rows a block).  STRIP: the lines
+// of directions dir0 + 2 blockIdx.y (no rows: dir0 2 the downward ones, 3 the upward) in the strip
+// y0 .. y1 - 1.
+template <bool FULL, int RP, bool STRIP = false>
 __global__ void __launch_bounds__(WARPS * 32) run_kernel(run_args a)
 {
     __shared__ uint8_t p2lut[256];
     fill_p2lut(p2lut, a.p1, a.p2, a.p2_adapt);
     __syncthreads();
-    const int dir = a.dir0 + (int)blockIdx.y;
+    const int dir = a.dir0 + (int)blockIdx.y * (STRIP ? 2 : 1);
     const int rx = c_dirs[dir][0], ry = c_dirs[dir][1], warp = (int)(blockIdx.x * WARPS + (threadIdx.x >> 5));
     constexpr int RL = 32 / run_shape<RP>::L; // rows a warp
-    if (RP != 8 && ry == 0)
-        run_walk<RP, FULL>(a, p2lut, warp * RL + (threadIdx.x & 31) / run_shape<RP>::L, rx, ry);
+    if (!STRIP && RP != 8 && ry == 0)
+        run_walk<RP, FULL, false>(a, p2lut, warp * RL + (threadIdx.x & 31) / run_shape<RP>::L, rx, ry);
     else
-        run_walk<8, FULL>(a, p2lut, warp * 4 + (threadIdx.x & 31) / 8, rx, ry);
+        run_walk<8, FULL, STRIP>(a, p2lut, warp * 4 + (threadIdx.x & 31) / 8, rx, ry);
 }
 
 } // namespace

@@ -8,7 +8,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#define SUMV (-1) // a kernel's NP (path count) for the u16 sum volume
+#define SUMV (-1)   // a kernel's NP (path count) for the u16 sum volume
+#define STRIPV (-2) // the sum volume plus u8 strip volumes of the rows y0 .. y1 - 1
 
 #define NONE 0xffffffffu
 
@@ -19,6 +20,11 @@ struct wta_args {
     size_t vol;
     int npaths, width, height, D, M, U, subpixel;
     int16_t *left, *right;
+    int y0, y1;           // the rows picked (0 .. height, but for STRIPV)
+    const uint8_t *strip; // STRIPV: nstrip u8 volumes [y - y0][x][k] at strip + i * svol
+    size_t svol;
+    int nstrip;
+    int seg; // the thread-a-pixel kernel: a block a segment of seg chunks of a row (0: the row)
 };
 
 struct px_state {

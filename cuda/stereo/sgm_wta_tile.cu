@@ -163,13 +163,46 @@ struct sum_chunk {
     }
 };
 
-// A chunk of n < TC pixels of the sum volume, or any chunk of the per-path volumes,
-// into buffer rows D - 1 .. D - 1 + n - 1.
+// The u8 strip volumes' part of uint4 i of a chunk (STRIPV): the sums over the volumes of
+// k = 64 b + 4 g .. + 3 (lo) and k + 32 .. + 3 (hi) for q = i % Q = 8 b + g, each as two
+// u16 pairs in disparity order ({k, k + 1}, {k + 2, k + 3}), added to put_sum's words.
+template <int D>
+__device__ __forceinline__ void put_strip(const wta_args &a, uint32_t *buf, int i, uint4 v, int y, int x0)
+{
+    constexpr int P = tile<D>::P, Q = D / 8;
+    const int xo = i / Q, q = i % Q;
+    const uint8_t *c = a.strip + ((size_t)(y - a.y0) * a.width + x0 + xo) * D + 64 * (q >> 3) + 4 * (q & 7);
+    // bytes k, k + 2 (e) and k + 1, k + 3 (o) as u16 halves: 3 x 255 fits
+    uint32_t el = 0, ol = 0, eh = 0, oh = 0;
+    for (int s = 0; s < a.nstrip; s++) {
+        const uint32_t lo = __ldg(reinterpret_cast<const uint32_t *>(c + s * a.svol));
+        const uint32_t hi = __ldg(reinterpret_cast<const uint32_t *>(c + s * a.svol + 32));
+        el += lo & 0x00ff00ffu;
+        ol += (lo >> 8) & 0x00ff00ffu;
+        eh += hi & 0x00ff00ffu;
+        oh += (hi >> 8) & 0x00ff00ffu;
+    }
+    // every S <= 8 x 255: no half carries into the other
+    uint32_t *d = buf + (xo + D - 1) * P + 32 * (q >> 3) + 2 * (q & 7);
+    d[0] = __byte_perm(v.x, v.y, 0x5410) + __byte_perm(el, ol, 0x5410);
+    d[1] = __byte_perm(v.z, v.w, 0x5410) + __byte_perm(el, ol, 0x7632);
+    d[16] = __byte_perm(v.x, v.y, 0x7632) + __byte_perm(eh, oh, 0x5410);
+    d[17] = __byte_perm(v.z, v.w, 0x7632) + __byte_perm(eh, oh, 0x7632);
+}
+
+// A chunk of n < TC pixels of the sum volume, any chunk of the sum volume and the strips,
+// or any chunk of the per-path volumes, into buffer rows D - 1 .. D - 1 + n - 1.
 template <int D, int NP>
 __device__ __forceinline__ void fill(const wta_args &a, uint32_t *buf, int y, int x0, int n)
 {
     constexpr int P = tile<D>::P;
-    if (NP == SUMV) {
+    if (NP == STRIPV) {
+        constexpr int Q = D / 8;
+        const uint4 *src = sum_row<D>(a, y, x0);
+        const int q4 = a.sw / 4;
+        for (int i = threadIdx.x; i < n * Q; i += TT)
+            put_strip<D>(a, buf, i, __ldg(src + (size_t)(i / Q) * q4 + i % Q), y, x0);
+    } else if (NP == SUMV) {
         constexpr int Q = D / 8;
         const uint4 *src = sum_row<D>(a, y, x0);
         const int q4 = a.sw / 4;
@@ -194,19 +227,26 @@ __global__ void __launch_bounds__(TT, 3) wta_tile_kernel(wta_args a)
 {
     extern __shared__ uint32_t buf[]; // [ROWS][P]
     constexpr int P = tile<D>::P;
-    const int W = a.width, M = a.M, y = blockIdx.x;
+    const int W = a.width, M = a.M, y = a.y0 + (int)blockIdx.x;
     const bool left = threadIdx.x < TC;
     const int t = left ? threadIdx.x : threadIdx.x - TC;
-    int next_r = 0; // the first right pixel not yet taken
+    // the row's pixels xs .. xe - 1 (blockIdx.y: a segment of a.seg chunks; the whole row
+    // where a.seg is 0), after the D - 1 before them (whole chunks, not picked) that the
+    // right view's first cells lie in; the right pixels whose last cell lies in the
+    // segment (the whole row's walk takes them chunk by chunk: so does each segment's)
+    const int xs = a.seg ? (int)blockIdx.y * a.seg * TC : 0, xe = a.seg ? min(W, xs + a.seg * TC) : W;
+    const int halo = (D - 1 + TC - 1) / TC * TC;
+    int next_r = xs > 0 ? max(0, min(W, xs - M - (D - 1))) : 0; // the first right pixel not yet taken
     // the sum volume's next whole chunk, loaded during the picks (D <= 128: at 256 its
     // 64 registers would spill)
     constexpr bool PRE = NP == SUMV && D <= 128;
     sum_chunk<D <= 128 ? D : 128> pre;
     if (PRE && W >= TC)
         pre.load(a, y, 0);
-    for (int x0 = 0; x0 < W; x0 += TC) {
+    const int xfirst = max(0, xs - halo);
+    for (int x0 = xfirst; x0 < xe; x0 += TC) {
         const int n = min(TC, W - x0);
-        if (x0 > 0) {
+        if (x0 > xfirst) {
             // the previous chunk's last D - 1 pixels to rows 0 .. D - 2, TC rows at a time
             // (rows s .. from rows TC + s ..: apart within a round; with D - 1 > TC the
             // next round reads what this one overwrites, hence a barrier each); the
@@ -225,6 +265,10 @@ __global__ void __launch_bounds__(TT, 3) wta_tile_kernel(wta_args a)
         __syncthreads();
         if (PRE && W - x0 >= 2 * TC)
             pre.load(a, y, x0 + TC);
+        if (x0 < xs) { // the halo: in the buffer for the next chunk's right pixels only
+            __syncthreads();
+            continue;
+        }
         if (left) {
             if (a.left && t < n) {
                 const int x = x0 + t, klo = max(0, x - (W - 1) - M), khi = min(D - 1, x - M);
@@ -269,14 +313,16 @@ static int launch_np(const wta_args &a, void *stream)
                                          (int)bytes);
     if (e != cudaSuccess)
         return (int)e;
-    wta_tile_kernel<D, NP><<<a.height, TT, bytes, (cudaStream_t)stream>>>(a);
+    const dim3 grid(a.y1 - a.y0, a.seg ? (a.width + a.seg * TC - 1) / (a.seg * TC) : 1);
+    wta_tile_kernel<D, NP><<<grid, TT, bytes, (cudaStream_t)stream>>>(a);
     return (int)cudaGetLastError();
 }
 
 template <int D>
 static int launch_d(const wta_args &a, void *stream)
 {
-    return a.sum           ? launch_np<D, SUMV>(a, stream)
+    return a.strip         ? launch_np<D, STRIPV>(a, stream)
+           : a.sum         ? launch_np<D, SUMV>(a, stream)
            : a.npaths == 8 ? launch_np<D, 8>(a, stream)
            : a.npaths == 4 ? launch_np<D, 4>(a, stream)
                            : launch_np<D, 0>(a, stream);

@@ -284,6 +284,9 @@ typedef struct {
     uint8_t *d_guide, *d_guide_r, *d_lr; /* d_lr: the per-path volumes, or the u16 sum volume */
     uint32_t *d_state;                   /* the banded sum's line states */
     int band;                            /* rows a band of the sum's vertical and diagonal paths; 0 whole */
+    uint8_t *d_strips;                   /* the upward pass's strip volumes (gvis_sgm_cuda_strips) */
+    uint16_t *d_strip_cost;              /* and a strip's costs for the run layout */
+    int strip_rows, strip_sets;
     uint8_t luts[128];                   /* ad-census tables */
     int per_path;
     int16_t *d_t[4];
@@ -359,14 +362,19 @@ static int sgm_launch(void *arg, void *stream)
     } else {
         /* all paths added into one u16 volume: a third of the memory (sgm_cuda.h) */
         uint16_t *sum = (uint16_t *)(void *)g->d_lr;
-        if (!err && g->band > 0)
+        if (!err && g->d_strips) /* in strips, the winner fused with the upward pass */
+            err = gvis_cu_sgm_sum_strips(g->d_cl, g->d_cr, g->d_guide, g->d_guide_r, luts, W, H, D, M, p->census,
+                                         p->p1, p->p2, p->p2_adapt, p->paths, g->strip_rows, sum,
+                                         GVIS_SGM_SUM_STRIDE(D), g->d_state, g->d_strips, g->strip_sets,
+                                         g->d_strip_cost, U, p->subpixel, l, r, stream);
+        else if (!err && g->band > 0)
             err = gvis_cu_sgm_path_sum_band(g->d_cl, g->d_cr, g->d_guide, g->d_guide_r, luts, W, H, D, M, p->census,
-                                            p->p1, p->p2, p->p2_adapt, p->paths, g->band, sum,
+                                            p->p1, p->p2, p->p2_adapt, p->paths, g->band, 2, sum,
                                             GVIS_SGM_SUM_STRIDE(D), g->d_state, stream);
         else if (!err)
             err = gvis_cu_sgm_path_sum(g->d_cl, g->d_cr, g->d_guide, g->d_guide_r, luts, W, H, D, M, p->census, p->p1,
                                        p->p2, p->p2_adapt, 0, p->paths, 0, sum, GVIS_SGM_SUM_STRIDE(D), stream);
-        if (!err)
+        if (!err && !g->d_strips)
             err = gvis_cu_sgm_wta_sum(sum, GVIS_SGM_SUM_STRIDE(D), W, H, D, M, U, p->subpixel, l, r, stream);
     }
     if (!err && p->median) { /* both maps in one launch */
@@ -441,6 +449,15 @@ static int sgm_cuda(gvis_ctx *ctx, void *arg)
     if (!err && g.band > 0)
         err = gvis_cu_buffer(ctx->job, 14, gvis_cu_sgm_band_state_bytes(W, H, GVIS_SGM_SUM_STRIDE(D)),
                              (void **)&g.d_state);
+    if (!err && g.band > 0 && (g.strip_sets = gvis_sgm_cuda_strips(W, H, c->p, &g.strip_rows)) > 0 &&
+        gvis_cu_sgm_wta_strip_ok(D))
+        err = gvis_cu_buffer(ctx->job, 15,
+                             g.strip_sets * gvis_cu_sgm_strip_bytes(W, g.strip_rows, D, c->p->paths),
+                             (void **)&g.d_strips);
+    /* the strips' costs for the run layout (in the per-path cost volume's slot: unused here) */
+    if (!err && g.d_strips && gvis_cu_sgm_strip_cost_bytes(W, g.strip_rows, D))
+        err = gvis_cu_buffer(ctx->job, 11, gvis_cu_sgm_strip_cost_bytes(W, g.strip_rows, D),
+                             (void **)&g.d_strip_cost);
     if (!err)
         err = gvis_cu_buffer(ctx->job, 9, n, (void **)&g.d_guide);
     if (!err && c->p->cost == GVIS_COST_ADCENSUS) {
@@ -479,6 +496,11 @@ static int sgm_cuda(gvis_ctx *ctx, void *arg)
     if (g.band > 0)
         gvis_log(ctx, GVIS_LOG_INFO, "SGM sum volume: vertical and diagonal paths in bands of %d rows (%.1f MiB)",
                  g.band, (double)W * g.band * GVIS_SGM_SUM_STRIDE(D) * 2 / 1048576.0);
+    if (g.d_strips)
+        gvis_log(ctx, GVIS_LOG_INFO,
+                 "SGM upward pass: strips of %d rows, %d sets of u8 volumes (%.1f MiB) summed by the winner",
+                 g.strip_rows, g.strip_sets,
+                 g.strip_sets * (double)gvis_cu_sgm_strip_bytes(W, g.strip_rows, D, c->p->paths) / 1048576.0);
     t0 = gvis_now_ms();
     rc = gvis_time_cuda(ctx, sgm_launch, &g);
     gvis_trace_span("sgm: kernels", t0, gvis_now_ms(), ctx->cuda_index);

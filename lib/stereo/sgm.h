@@ -143,7 +143,8 @@ void gvis_disp_free(gvis_disp *d);
  * device-memory test checks the real use against it).  per_path: the per-path u8
  * volumes (paths x W x H x D bytes) instead of the one u16 sum
  * volume (W x H x GVIS_SGM_SUM_STRIDE(D) x 2 bytes; in bands, its line states too:
- * 3 x (W + H - 1) x GVIS_SGM_SUM_STRIDE(D) x 2 bytes). */
+ * 3 x (W + H - 1) x GVIS_SGM_SUM_STRIDE(D) x 2 bytes, and the strips of
+ * gvis_sgm_cuda_strips). */
 size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int per_path);
 /* u16 values a pixel of the CUDA sum volume (cuda/stereo/sgm_cuda.h): D rounded up to 64. */
 #define GVIS_SGM_SUM_STRIDE(D) (((D) + 63) / 64 * 64)
@@ -172,6 +173,15 @@ int gvis_sgm_cuda_costvol(int width, int height, const gvis_sgm_params *p, int p
  * so the rows in L2 are those the launch's first wave is at, not the whole band. */
 #define GVIS_SGM_BAND_BYTES ((size_t)120 << 20)
 int gvis_sgm_cuda_band(int width, int height, const gvis_sgm_params *p);
+/* Sets of strip volumes for the CUDA sum volume in strips with the winner fused into the
+ * upward pass (cuda/stereo/sgm_strips.cu), 0 for the bands: where the bands would be used
+ * (gvis_sgm_cuda_band > 0) and D = 128 (measured faster there; GVIS_SGM_STRIPS=1 in the
+ * environment also takes them for D = 64 or 256, =0 never).  *rows: the strip's rows, the
+ * band's, or N with GVIS_SGM_STRIP=N.  A set is 3 (8 paths) or 1 u8 volumes of rows x W x D
+ * bytes; GVIS_SGM_STRIP_SETS sets (1 to 8, default GVIS_SGM_STRIP_SETS_DEF); for
+ * 64 < D <= 128 also a strip's costs, rows x W x 128 bytes. */
+#define GVIS_SGM_STRIP_SETS_DEF 2
+int gvis_sgm_cuda_strips(int width, int height, const gvis_sgm_params *p, int *rows);
 
 /* ---- stages (CPU), exposed for the tests and the CUDA parity checks ---- */
 

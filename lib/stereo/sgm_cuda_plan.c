@@ -22,9 +22,14 @@ size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int 
     const size_t state = !per_path && gvis_sgm_cuda_band(width, height, p) > 0
                              ? 3 * ((size_t)width + height - 1) * GVIS_SGM_SUM_STRIDE(p->max_disp) * 2
                              : 0;
+    int srows = 0;
+    const int sets = per_path ? 0 : gvis_sgm_cuda_strips(width, height, p, &srows);
+    /* (and a strip's costs for the run layout: 64 u16 words a pixel, 64 < D <= 128) */
+    const size_t strips = (size_t)sets * (p->paths == 8 ? 3 : 1) * srows * width * p->max_disp +
+                          (sets && p->max_disp > 64 && p->max_disp <= 128 ? (size_t)srows * width * 128 : 0);
     const size_t costvol = gvis_sgm_cuda_costvol(width, height, p, per_path) ? n * GVIS_SGM_SUM_STRIDE(p->max_disp) : 0;
     return 2 * n * 8 + n + vol + 4 * n * sizeof(int16_t) + 2 * n * 2 +
-           (p->cost == GVIS_COST_ADCENSUS ? n : 0) /* the right guide */ + quality + state + costvol;
+           (p->cost == GVIS_COST_ADCENSUS ? n : 0) /* the right guide */ + quality + state + strips + costvol;
 }
 
 int gvis_sgm_cuda_costvol(int width, int height, const gvis_sgm_params *p, int per_path)
@@ -68,6 +73,31 @@ int gvis_sgm_cuda_band(int width, int height, const gvis_sgm_params *p)
     size_t rows = GVIS_SGM_BAND_BYTES / row;
     rows = rows < 1 ? 1 : rows;
     return rows > (size_t)height ? height : (int)rows;
+}
+
+int gvis_sgm_cuda_strips(int width, int height, const gvis_sgm_params *p, int *rows)
+{
+    const int band = gvis_sgm_cuda_band(width, height, p), D = p->max_disp;
+    *rows = 0;
+    const char *e = getenv("GVIS_SGM_STRIPS");
+    /* D = 128 (the run layout's walk and the thread-a-pixel winner both exist only there):
+     * 3840x2160 15.8 ms against 16.9 in bands; D = 64 9.6 against 8.4 and 256 39.2 against
+     * 33.6 walked from the codes (H100, docs/notes-sgm-gpu.md, "The sum volume in strips,
+     * the winner fused") */
+    const int on = e && *e ? strcmp(e, "0") != 0 : D == 128;
+    if (band <= 0 || !on || (D != 64 && D != 128 && D != 256))
+        return 0;
+    *rows = band;
+    if ((e = getenv("GVIS_SGM_STRIP")) && *e) {
+        const long v = strtol(e, NULL, 10);
+        *rows = v < 1 ? 1 : v > height ? height : (int)v;
+    }
+    int sets = GVIS_SGM_STRIP_SETS_DEF;
+    if ((e = getenv("GVIS_SGM_STRIP_SETS")) && *e) {
+        const long v = strtol(e, NULL, 10);
+        sets = v < 1 ? 1 : v > 8 ? 8 : (int)v;
+    }
+    return sets;
 }
 
 int gvis_sgm_cuda_per_path(int width, int height, const gvis_sgm_params *p)
