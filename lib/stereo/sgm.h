@@ -176,11 +176,14 @@ int gvis_sgm_cuda_band(int width, int height, const gvis_sgm_params *p);
 /* Sets of strip volumes for the CUDA sum volume in strips with the winner fused into the
  * upward pass (cuda/stereo/sgm_strips.cu), 0 for the bands: where the bands would be used
  * (gvis_sgm_cuda_band > 0) and D = 128 (measured faster there; GVIS_SGM_STRIPS=1 in the
- * environment also takes them for D = 64 or 256, =0 never).  *rows: the strip's rows, the
- * band's, or N with GVIS_SGM_STRIP=N.  A set is 3 (8 paths) or 1 u8 volumes of rows x W x D
- * bytes; GVIS_SGM_STRIP_SETS sets (1 to 8, default GVIS_SGM_STRIP_SETS_DEF); for
- * 64 < D <= 128 also a strip's costs, rows x W x 128 bytes. */
-#define GVIS_SGM_STRIP_SETS_DEF 2
+ * environment also takes them for D = 64 or 256, =0 never).  *rows: the strip's rows, as
+ * many as GVIS_SGM_STRIP_BYTES of the sum volume hold (96 at 3840x2160 with D = 128), or N
+ * with GVIS_SGM_STRIP=N.  A set is 3 (8 paths) or 1 u8 volumes of rows x W x D bytes;
+ * GVIS_SGM_STRIP_SETS sets (1 to 8, default GVIS_SGM_STRIP_SETS_DEF); for 64 < D <= 128
+ * also a strip's costs, rows x W x 128 bytes.  3 sets of 96 rows measured fastest at 4K
+ * (15.2 ms against 15.9 with 2 of 128; docs/notes-sgm-gpu.md). */
+#define GVIS_SGM_STRIP_SETS_DEF 3
+#define GVIS_SGM_STRIP_BYTES ((size_t)90 << 20)
 int gvis_sgm_cuda_strips(int width, int height, const gvis_sgm_params *p, int *rows);
 
 /* ---- stages (CPU), exposed for the tests and the CUDA parity checks ---- */

@@ -87,7 +87,9 @@ int gvis_sgm_cuda_strips(int width, int height, const gvis_sgm_params *p, int *r
     const int on = e && *e ? strcmp(e, "0") != 0 : D == 128;
     if (band <= 0 || !on || (D != 64 && D != 128 && D != 256))
         return 0;
-    *rows = band;
+    const size_t row = (size_t)width * GVIS_SGM_SUM_STRIDE(D) * 2;
+    *rows = (int)(GVIS_SGM_STRIP_BYTES / row > 0 ? GVIS_SGM_STRIP_BYTES / row : 1);
+    *rows = *rows > height ? height : *rows;
     if ((e = getenv("GVIS_SGM_STRIP")) && *e) {
         const long v = strtol(e, NULL, 10);
         *rows = v < 1 ? 1 : v > height ? height : (int)v;
