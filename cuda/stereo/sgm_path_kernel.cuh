@@ -1,9 +1,10 @@
 // The SGM path kernel (lib/stereo/sgm.h step 4), shared by sgm_path.cu (whole-image walks:
-// per-direction u8 volumes or the u16 sum volume) and sgm_path_band.cu (the sum volume in
-// bands of rows, each line's state carried from band to band); sgm_path_volume.cu uses its
-// step helpers (a warp a line) over a cost volume.  Everything here has internal linkage:
-// each .cu instantiates the kernels it launches.  Editing this file does not make ninja
-// rebuild those three (README, "Building by hand"): touch them.
+// per-direction u8 volumes or the u16 sum volume), sgm_path_band.cu (the sum volume in
+// bands of rows, each line's state carried from band to band) and sgm_path_strip.cu (a
+// band's directions into u8 volumes of its rows), the last two through sgm_path_band.cuh;
+// sgm_path_volume.cu uses its step helpers (a warp a line) over a cost volume.  Everything
+// here has internal linkage: each .cu instantiates the kernels it launches.  Editing this
+// file does not make ninja rebuild those four (README, "Building by hand"): touch them.
 #ifndef GVIS_SGM_PATH_KERNEL_CUH
 #define GVIS_SGM_PATH_KERNEL_CUH
 

@@ -1,6 +1,7 @@
 // The run layout of the SGM path walk (lib/stereo/sgm.h step 4) over a cost volume in the
 // pair layout (gvis_cu_sgm_cost_pairs), for 64 < D <= 128: sgm_path_pairs.cu's kernel where
-// it is taken (gvis_cu_sgm_path_pairs).
+// it is taken (gvis_cu_sgm_path_pairs), and with STRIP sgm_path_strip.cu's over a strip's
+// costs.
 //
 // path_kernel_il (sgm_path_kernel.cuh) interleaves a line's disparities across its lanes
 // (pair t of lane l packs k = S t + l and k + 32), so that a warp reads the census codes of

@@ -18,6 +18,13 @@
 // all that remain.  The picks are exactly the ring kernel's (and the CPU's): the least
 // (S << 16 | k) over k in [klo, khi] (ties to the smaller k), the least S away from the
 // winner by more than one, and the winner's neighbours.
+//
+// STRIPV (gvis_cu_sgm_wta_strip): the rows y0 .. y1 - 1 of a strip, from the sum volume
+// plus the strip's u8 volumes of the upward directions (put_strip adds them as the chunk
+// is filled), and a block a segment of seg chunks of a row: a strip's rows alone are too
+// few blocks for the GPU.  A segment starts a halo of whole chunks (D - 1 pixels) early,
+// not picked, so that its first right pixels find their cells in the buffer, and takes the
+// right pixels the whole row's walk would take in its chunks.
 #include <cuda_runtime.h>
 #include <stdint.h>
 
