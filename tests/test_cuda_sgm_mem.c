@@ -57,10 +57,7 @@ static size_t run(gvis_ctx *gpu, const gvis_image *L, const gvis_image *R, int D
     /* the reported figure is what the call allocates: within 64 MiB (pitch, the
      * allocator's granules) above, and not far below; the upward pass's strip volumes of
      * an earlier call stay allocated where this call has smaller ones or none */
-    int rows = 0;
-    const int sets = gvis_sgm_cuda_per_path(W, H, &p) ? 0 : gvis_sgm_cuda_strips(W, H, &p, &rows);
-    const size_t strips = (size_t)sets * (p.paths == 8 ? 3 : 1) * rows * W * D +
-                          (sets && D > 64 && D <= 128 ? (size_t)rows * W * 128 : 0); /* and the strip's costs */
+    const size_t strips = gvis_sgm_cuda_per_path(W, H, &p) ? 0 : gvis_sgm_cuda_strip_bytes(W, H, &p);
     strips_held = strips > strips_held ? strips : strips_held;
     CHECKF(used <= want - strips + strips_held + ((size_t)64 << 20), "D %d: %zu bytes in use, %zu reported", D, used,
            want);
@@ -74,6 +71,19 @@ static size_t run(gvis_ctx *gpu, const gvis_image *L, const gvis_image *R, int D
         CHECKF(good > n * 9 / 10, "D %d: only %zu of %zu pixels at disparity %d", D, good, n, SHIFT);
     }
     return used;
+}
+
+/* The maps of a call with the environment's `name` set to `value` against want, wantr. */
+static void same_maps(gvis_ctx *gpu, const gvis_image *L, const gvis_image *R, const gvis_sgm_params *p,
+                      const char *name, const char *value, const gvis_disp *want, const gvis_disp *wantr)
+{
+    gvis_disp d, dr;
+    setenv(name, value, 1);
+    CHECK_OK(gvis_sgm(gpu, L, R, p, &d, &dr));
+    CHECKF(memcmp(d.data, want->data, (size_t)W * H * 2) == 0 && memcmp(dr.data, wantr->data, (size_t)W * H * 2) == 0,
+           "D %d with %s=%s: the maps differ from the default's", p->max_disp, name, value);
+    gvis_disp_free(&d), gvis_disp_free(&dr);
+    unsetenv(name);
 }
 
 int main(void)
@@ -120,27 +130,11 @@ int main(void)
     }
     gvis_sgm_params p;
     gvis_sgm_defaults(&p);
-    /* the downward pass in strips too gives the same maps */
-    setenv("GVIS_SGM_STRIP_DOWN", "1", 1);
-    CHECK_OK(gvis_sgm(gpu, &L, &R, &p, &d, &dr));
-    CHECKF(memcmp(d.data, d128.data, (size_t)W * H * 2) == 0 && memcmp(dr.data, d128r.data, (size_t)W * H * 2) == 0,
-           "D 128: the downward strips' maps differ");
-    gvis_disp_free(&d), gvis_disp_free(&dr);
-    unsetenv("GVIS_SGM_STRIP_DOWN");
-    /* the sum in bands (not in strips with the winner fused) gives the same maps */
-    setenv("GVIS_SGM_STRIPS", "0", 1);
-    CHECK_OK(gvis_sgm(gpu, &L, &R, &p, &d, &dr));
-    CHECKF(memcmp(d.data, d128.data, (size_t)W * H * 2) == 0 && memcmp(dr.data, d128r.data, (size_t)W * H * 2) == 0,
-           "D 128: the strips' maps differ from the bands'");
-    gvis_disp_free(&d), gvis_disp_free(&dr);
-    unsetenv("GVIS_SGM_STRIPS");
-    /* the sum volume walked whole (not in bands) gives the same maps */
-    setenv("GVIS_SGM_BAND", "0", 1);
-    CHECK_OK(gvis_sgm(gpu, &L, &R, &p, &d, &dr));
-    CHECKF(memcmp(d.data, d128.data, (size_t)W * H * 2) == 0 && memcmp(dr.data, d128r.data, (size_t)W * H * 2) == 0,
-           "D 128: the banded sum volume's maps differ from the whole-image walk's");
-    gvis_disp_free(&d), gvis_disp_free(&dr);
-    unsetenv("GVIS_SGM_BAND");
+    /* the downward pass in strips too, the sum in bands (not in strips with the winner
+     * fused) and the sum walked whole (not in bands) give the same maps */
+    same_maps(gpu, &L, &R, &p, "GVIS_SGM_STRIP_DOWN", "1", &d128, &d128r);
+    same_maps(gpu, &L, &R, &p, "GVIS_SGM_STRIPS", "0", &d128, &d128r);
+    same_maps(gpu, &L, &R, &p, "GVIS_SGM_BAND", "0", &d128, &d128r);
     /* the per-path pipeline (the old way) gives the same maps */
     setenv("GVIS_SGM_PER_PATH", "1", 1);
     if (gvis_sgm(gpu, &L, &R, &p, &d, &dr) == GVIS_OK) {

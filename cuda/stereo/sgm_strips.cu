@@ -52,7 +52,8 @@ struct strips {
 };
 
 // One pass of strips: down from the top (reader: the sum) or up from the bottom (reader:
-// the winner); reader(set, y0, y1, stream) consumes the set's volumes of rows y0 .. y1 - 1.
+// the winner); walk(down, set, y0, y1, stream) fills the set's volumes of rows y0 .. y1 - 1
+// and reader(set, y0, y1, stream) consumes them.
 template <class Walk, class Reader>
 int pass(strips &st, int height, int band, bool down, int &used, Walk walk, Reader reader)
 {
@@ -64,7 +65,7 @@ int pass(strips &st, int height, int band, bool down, int &used, Walk walk, Read
         // the set's previous reader is done with it
         if (st.two && used > st.nsets && (e = (int)cudaStreamWaitEvent(st.s, st.read[k], 0)))
             break;
-        if ((e = walk(k, y0, y1, st.s)))
+        if ((e = walk(down, k, y0, y1, st.s)))
             break;
         if (st.two &&
             ((e = (int)cudaEventRecord(st.walked[k], st.s)) || (e = (int)cudaStreamWaitEvent(st.s2, st.walked[k], 0))))
@@ -135,15 +136,12 @@ extern "C" int gvis_cu_sgm_sum_strips(const uint64_t *d_cl, const uint64_t *d_cr
     if (!e && down)
         e = gvis_cu_sgm_path_sum(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2,
                                  p2_adapt, 0, 1, 1, d_sum, stride, st.two ? s3 : st.s);
-    auto walk = [&](bool down) {
-        return [&, down](int k, int y0, int y1, cudaStream_t s) {
-            return gvis_cu_sgm_path_strip(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1,
-                                          p2, p2_adapt, paths, down, y0, y1, d_strips + (size_t)k * set, vol, d_cost,
-                                          d_state, s);
-        };
+    auto walk = [&](bool dn, int k, int y0, int y1, cudaStream_t s) {
+        return gvis_cu_sgm_path_strip(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2,
+                                      p2_adapt, paths, dn, y0, y1, d_strips + (size_t)k * set, vol, d_cost, d_state, s);
     };
     if (!e && down)
-        e = pass(st, height, band, true, used, walk(true), [&](int k, int y0, int y1, cudaStream_t s) {
+        e = pass(st, height, band, true, used, walk, [&](int k, int y0, int y1, cudaStream_t s) {
             return gvis_cu_sgm_strip_sum(d_sum, stride, d_strips + (size_t)k * set, vol, nv, width, y0, y1, D, s);
         });
     // the winner reads whole sums: the downward sums (s2) and the rows (s3) first
@@ -152,7 +150,7 @@ extern "C" int gvis_cu_sgm_sum_strips(const uint64_t *d_cl, const uint64_t *d_cr
     if (!e && st.two && !(e = (int)cudaEventRecord(j2, st.s)))
         e = (int)cudaStreamWaitEvent(st.s2, j2, 0);
     if (!e)
-        e = pass(st, height, band, false, used, walk(false), [&](int k, int y0, int y1, cudaStream_t s) {
+        e = pass(st, height, band, false, used, walk, [&](int k, int y0, int y1, cudaStream_t s) {
             return gvis_cu_sgm_wta_strip(d_sum, stride, d_strips + (size_t)k * set, vol, nv, width, height, D,
                                          min_disp, U, subpixel, y0, y1, d_left, d_right, s);
         });

@@ -185,6 +185,8 @@ int gvis_sgm_cuda_band(int width, int height, const gvis_sgm_params *p);
 #define GVIS_SGM_STRIP_SETS_DEF 3
 #define GVIS_SGM_STRIP_BYTES ((size_t)90 << 20)
 int gvis_sgm_cuda_strips(int width, int height, const gvis_sgm_params *p, int *rows);
+/* The bytes of those strips: every set and a strip's costs (0 without strips). */
+size_t gvis_sgm_cuda_strip_bytes(int width, int height, const gvis_sgm_params *p);
 
 /* ---- stages (CPU), exposed for the tests and the CUDA parity checks ---- */
 

@@ -22,11 +22,7 @@ size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int 
     const size_t state = !per_path && gvis_sgm_cuda_band(width, height, p) > 0
                              ? 3 * ((size_t)width + height - 1) * GVIS_SGM_SUM_STRIDE(p->max_disp) * 2
                              : 0;
-    int srows = 0;
-    const int sets = per_path ? 0 : gvis_sgm_cuda_strips(width, height, p, &srows);
-    /* (and a strip's costs for the run layout: 64 u16 words a pixel, 64 < D <= 128) */
-    const size_t strips = (size_t)sets * (p->paths == 8 ? 3 : 1) * srows * width * p->max_disp +
-                          (sets && p->max_disp > 64 && p->max_disp <= 128 ? (size_t)srows * width * 128 : 0);
+    const size_t strips = per_path ? 0 : gvis_sgm_cuda_strip_bytes(width, height, p);
     const size_t costvol = gvis_sgm_cuda_costvol(width, height, p, per_path) ? n * GVIS_SGM_SUM_STRIDE(p->max_disp) : 0;
     return 2 * n * 8 + n + vol + 4 * n * sizeof(int16_t) + 2 * n * 2 +
            (p->cost == GVIS_COST_ADCENSUS ? n : 0) /* the right guide */ + quality + state + strips + costvol;
@@ -100,6 +96,15 @@ int gvis_sgm_cuda_strips(int width, int height, const gvis_sgm_params *p, int *r
         sets = v < 1 ? 1 : v > 8 ? 8 : (int)v;
     }
     return sets;
+}
+
+size_t gvis_sgm_cuda_strip_bytes(int width, int height, const gvis_sgm_params *p)
+{
+    int rows = 0;
+    const int sets = gvis_sgm_cuda_strips(width, height, p, &rows);
+    /* and a strip's costs for the run layout: 64 u16 words a pixel, 64 < D <= 128 */
+    return (size_t)sets * (p->paths == 8 ? 3 : 1) * rows * width * p->max_disp +
+           (sets && p->max_disp > 64 && p->max_disp <= 128 ? (size_t)rows * width * 128 : 0);
 }
 
 int gvis_sgm_cuda_per_path(int width, int height, const gvis_sgm_params *p)
