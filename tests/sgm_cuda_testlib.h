@@ -16,7 +16,7 @@ static inline size_t count_diff(const void *a, const void *b, size_t n, size_t e
     return bad;
 }
 
-/* S(p, k) of the sum volume (cuda/stereo/sgm_cuda.h's layout), read on the host. */
+/* S(p, k) of the sum volume (cuda/stereo/sgm/sgm_cuda.h's layout), read on the host. */
 static inline uint16_t sum_at(const uint16_t *vol, int stride, size_t pix, int k)
 {
     return vol[pix * stride + 64 * (k / 64) + 2 * (k % 32) + (k / 32) % 2];

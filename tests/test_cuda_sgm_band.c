@@ -1,5 +1,5 @@
-/* The sum volume of the SGM paths walked in bands (cuda/stereo/sgm_path_band.cu) and in
- * strips with the winner fused (cuda/stereo/sgm_strips.cu) against the naive paths summed
+/* The sum volume of the SGM paths walked in bands (cuda/stereo/paths/sgm_path_band.cu) and in
+ * strips with the winner fused (cuda/stereo/paths/sgm_strips.cu) against the naive paths summed
  * on the CPU, at the edges: every band height from 1 to past H (a sample on taller images),
  * so that bands divide H or not, H smaller than a band, H = 1 and W = 1, and the diagonals'
  * lines cross band edges, enter through the side inside a band and leave through it; the
@@ -38,7 +38,7 @@ static int is_up(int dir)
     return dir == 3 || dir == 5 || dir == 7;
 }
 
-/* The sum in strips of h rows (cuda/stereo/sgm_strips.cu), d_vol holding the whole sum S
+/* The sum in strips of h rows (cuda/stereo/paths/sgm_strips.cu), d_vol holding the whole sum S
  * (ref) on entry: each strip's u8 volumes, downward and upward, against the CPU's paths
  * (dirs: paths volumes of W x H x D); the downward strips added into S by
  * gvis_cu_sgm_strip_sum against the CPU (ref plus the downward directions: rd); and with

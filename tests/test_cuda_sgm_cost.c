@@ -1,4 +1,4 @@
-/* The ad-census cost stage (cuda/stereo/sgm_cost_adcensus.cu) against the CPU's cost rows
+/* The ad-census cost stage (cuda/stereo/sgm/sgm_cost_adcensus.cu) against the CPU's cost rows
  * (lib/stereo/cost_adcensus.c) and the rule, exactly, on random censuses and grey images
  * of awkward sizes: 1x1, odd widths, 631x479, D not a multiple of 32, min-disp of every
  * sign, both census kinds.  Exits 77 (skipped) without a usable GPU. */

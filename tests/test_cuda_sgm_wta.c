@@ -1,4 +1,4 @@
-/* The winner-takes-all stage (cuda/stereo/sgm_wta.cu, step 5 of lib/stereo/sgm.h) against
+/* The winner-takes-all stage (cuda/stereo/sgm/sgm_wta.cu, step 5 of lib/stereo/sgm.h) against
  * the CPU's gvis_sgm_wta, exactly, both views, on random path volumes of awkward sizes
  * (1x1, 1xH, Wx1, odd widths, widths past 2 x 128 + D that are not multiples of 128,
  * 631x479), D 16..512, min-disp of every sign, 8, 4 and 3 paths, subpixel on and off,

@@ -146,7 +146,7 @@ void gvis_disp_free(gvis_disp *d);
  * 3 x (W + H - 1) x GVIS_SGM_SUM_STRIDE(D) x 2 bytes, and the strips of
  * gvis_sgm_cuda_strips). */
 size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int per_path);
-/* u16 values a pixel of the CUDA sum volume (cuda/stereo/sgm_cuda.h): D rounded up to 64. */
+/* u16 values a pixel of the CUDA sum volume (cuda/stereo/sgm/sgm_cuda.h): D rounded up to 64. */
 #define GVIS_SGM_SUM_STRIDE(D) (((D) + 63) / 64 * 64)
 /* Whether the CUDA pipeline keeps per-path volumes for a W x H pair: where they keep
  * the whole call under GVIS_SGM_PER_PATH_MAX bytes (faster), else the one sum volume
@@ -155,7 +155,7 @@ size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int 
 #define GVIS_SGM_PER_PATH_MAX ((size_t)5 << 29) /* 2.5 GiB */
 int gvis_sgm_cuda_per_path(int width, int height, const gvis_sgm_params *p);
 /* Whether the CUDA pipeline's per-path volumes take their costs from one cost volume made
- * once (cuda/stereo/sgm_cost_pairs.cu: W x H x GVIS_SGM_SUM_STRIDE(D) bytes more) rather
+ * once (cuda/stereo/sgm/sgm_cost_pairs.cu: W x H x GVIS_SGM_SUM_STRIDE(D) bytes more) rather
  * than computing them from the census codes in every direction: per path, no cross
  * aggregation, and 65 to 128 disparities at any size, or the ad-census cost or the 9x7
  * census with at least GVIS_SGM_COSTVOL_MIN pixels x disparities (measured faster there,
@@ -174,7 +174,7 @@ int gvis_sgm_cuda_costvol(int width, int height, const gvis_sgm_params *p, int p
 #define GVIS_SGM_BAND_BYTES ((size_t)120 << 20)
 int gvis_sgm_cuda_band(int width, int height, const gvis_sgm_params *p);
 /* Sets of strip volumes for the CUDA sum volume in strips with the winner fused into the
- * upward pass (cuda/stereo/sgm_strips.cu), 0 for the bands: where the bands would be used
+ * upward pass (cuda/stereo/paths/sgm_strips.cu), 0 for the bands: where the bands would be used
  * (gvis_sgm_cuda_band > 0) and D = 128 (measured faster there; GVIS_SGM_STRIPS=1 in the
  * environment also takes them for D = 64 or 256, =0 never).  *rows: the strip's rows, as
  * many as GVIS_SGM_STRIP_BYTES of the sum volume hold (96 at 3840x2160 with D = 128), or N

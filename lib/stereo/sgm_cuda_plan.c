@@ -42,7 +42,7 @@ int gvis_sgm_cuda_costvol(int width, int height, const gvis_sgm_params *p, int p
      * steps' latency rather than their instructions, lose (1.00 against 0.99 with the L2
      * prefetch, 1.15 without; 0.85 against 0.78) */
     /* With 64 < D <= 128 the walk over the volume holds a run of 16 disparities a lane
-     * (cuda/stereo/sgm_path_run.cuh), and the census cost wins too: 1920x1080 3.00 ms against
+     * (cuda/stereo/paths/sgm_path_run.cuh), and the census cost wins too: 1920x1080 3.00 ms against
      * 3.54 from the codes (H100, "A lane a run").  Since its rows prefetch their costs
      * (sgm_path_run.cuh, run_walk) it wins at every size measured: 1242x375 0.70 ms against
      * 0.93 from the codes, 1024x440 with 4 paths 0.52 against 0.69, 640x480 0.50 against
@@ -57,7 +57,7 @@ int gvis_sgm_cuda_costvol(int width, int height, const gvis_sgm_params *p, int p
 int gvis_sgm_cuda_band(int width, int height, const gvis_sgm_params *p)
 {
     if (p->aggregate != GVIS_AGGREGATE_NONE || width <= 0 || height <= 0)
-        return 0; /* the cross pipeline's paths (cuda/stereo/sgm_path_volume.cu) walk whole lines */
+        return 0; /* the cross pipeline's paths (cuda/stereo/paths/sgm_path_volume.cu) walk whole lines */
     const char *e = getenv("GVIS_SGM_BAND");
     if (e && *e) {
         char *end;
