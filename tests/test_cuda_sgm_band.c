@@ -1,11 +1,11 @@
 /* The sum volume of the SGM paths walked in bands (cuda/stereo/paths/sgm_path_band.cu) and in
- * strips with the winner fused (cuda/stereo/paths/sgm_strips.cu) against the naive paths summed
- * on the CPU, at the edges: every band height from 1 to past H (a sample on taller images),
- * so that bands divide H or not, H smaller than a band, H = 1 and W = 1, and the diagonals'
- * lines cross band edges, enter through the side inside a band and leave through it; the
- * strips' maps against the winner over the bands' sum; then the whole pipeline on the sum
- * volume against the CPU, in bands or strips and whole.  Exits 77 (skipped) without a
- * usable GPU. */
+ * strips with the winner fused (cuda/stereo/paths/sgm_strips.cu), and the rows both ways in
+ * one launch (sgm_rows.cu), against the naive paths summed on the CPU, at the edges: every
+ * band height from 1 to past H (a sample on taller images), so that bands divide H or not,
+ * H smaller than a band, H = 1 and W = 1, and the diagonals' lines cross band edges, enter
+ * through the side inside a band and leave through it; the strips' maps against the winner
+ * over the bands' sum; then the whole pipeline on the sum volume against the CPU, in bands
+ * or strips and whole.  Exits 77 (skipped) without a usable GPU. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +36,44 @@ static int next_height(int h, int H)
 static int is_up(int dir)
 {
     return dir == 3 || dir == 5 || dir == 7;
+}
+
+/* A random pair's censuses, guides and ad-census tables, on the host and in the job's
+ * buffers 1, 2, 3 and 10; tab: the tables where the cost is ad-census (the symmetric
+ * census's path kernels then read the right guide from the codes: packed into them). */
+typedef struct {
+    uint64_t *cl, *cr, *d_cl, *d_cr;
+    uint8_t *gl, *gr, *d_gl, *d_gr, luts[128];
+    const uint8_t *tab;
+} pair_codes;
+
+static void codes_make(pair_codes *c, int W, int H, int cost, int census)
+{
+    const size_t n = (size_t)W * H;
+    gvis_image L, R;
+    t_make(&L, W, H, 1, GVIS_U8, 1, 0);
+    t_make(&R, W, H, 1, GVIS_U8, 1, 0);
+    c->cl = malloc(n * 8), c->cr = malloc(n * 8), c->gl = malloc(n), c->gr = malloc(n);
+    gvis_sgm_census(L.data, L.stride, 1, W, H, census, c->cl);
+    gvis_sgm_census(R.data, R.stride, 1, W, H, census, c->cr);
+    gvis_sgm_guide(&L, c->gl);
+    gvis_sgm_guide(&R, c->gr);
+    gvis_sgm_cost_luts(census, c->luts, c->luts + 64);
+    gvis_image_free(&L);
+    gvis_image_free(&R);
+    c->d_cl = dev(1, n * 8), c->d_cr = dev(2, n * 8), c->d_gl = dev(3, n), c->d_gr = dev(10, n);
+    up(c->d_cl, c->cl, n * 8);
+    up(c->d_cr, c->cr, n * 8);
+    up(c->d_gl, c->gl, n);
+    up(c->d_gr, c->gr, n);
+    c->tab = cost == GVIS_COST_ADCENSUS ? c->luts : NULL;
+    if (c->tab && census == GVIS_CENSUS_SYM)
+        CHECK(gvis_cu_sgm_pack_guide(c->d_cr, c->d_gr, n, stream) == 0);
+}
+
+static void codes_free(pair_codes *c)
+{
+    free(c->cl), free(c->cr), free(c->gl), free(c->gr);
 }
 
 /* The sum in strips of h rows (cuda/stereo/paths/sgm_strips.cu), d_vol holding the whole sum S
@@ -78,7 +116,7 @@ static void check_strips(int W, int H, int D, int paths, int census, const uint8
                                          p->p2_adapt, paths, down_pass, y0, y1, d_strip, svol, d_cost, d_state,
                                          stream) == 0);
             if (down_pass)
-                CHECK(gvis_cu_sgm_strip_sum(d_vol, stride, d_strip, svol, nv, W, y0, y1, D, stream) == 0);
+                CHECK(gvis_cu_sgm_strip_sum(d_vol, stride, d_strip, svol, nv, W, y0, y1, D, h % 2, stream) == 0);
             down(strip, d_strip, nv * svol);
             for (int v = 0; v < nv; v++) {
                 const uint8_t *want = dirs + (size_t)((down_pass ? 2 : 3) + 2 * v) * n * D + (size_t)y0 * W * D;
@@ -103,7 +141,7 @@ static void check_strips(int W, int H, int D, int paths, int census, const uint8
                                  p->p2_adapt, paths, 1, 0, H + 1, d_strip, svol, d_cost, d_state, stream) != 0);
     CHECK(gvis_cu_sgm_path_strip(d_cl, d_cr, d_gl, d_gr, tab, W, H, D, p->min_disp, census, p->p1, p->p2,
                                  p->p2_adapt, paths, 0, 0, hh, d_strip, svol - 1, d_cost, d_state, stream) != 0);
-    CHECK(gvis_cu_sgm_strip_sum(d_vol, stride, d_strip, svol, nv, W, 0, hh + 1, D, stream) != 0);
+    CHECK(gvis_cu_sgm_strip_sum(d_vol, stride, d_strip, svol, nv, W, 0, hh + 1, D, 0, stream) != 0);
     if (wta) { /* the whole: 1 to 3 sets of strips, rows in segments of 1 or 3 chunks of 128 pixels or whole */
         const int sets = 1 + h % 3;
         setenv("GVIS_SGM_WTA_SEG", h % 3 == 0 ? "1" : h % 3 == 1 ? "3" : "0", 1);
@@ -143,20 +181,13 @@ static void check_edges(int W, int H, int D, int paths, int cost, int census)
     p.census = census;
     const int stride = GVIS_SGM_SUM_STRIDE(D);
     const size_t n = (size_t)W * H, bytes = n * stride * 2;
-    gvis_image L, R;
-    t_make(&L, W, H, 1, GVIS_U8, 1, 0);
-    t_make(&R, W, H, 1, GVIS_U8, 1, 0);
-    uint64_t *cl = malloc(n * 8), *cr = malloc(n * 8);
-    uint8_t *gl = malloc(n), *gr = malloc(n), *lr = malloc(n * D), luts[128];
+    pair_codes c;
+    codes_make(&c, W, H, cost, census);
+    uint8_t *lr = malloc(n * D);
     uint16_t *ref = calloc(n * D, 2), *rows_down = calloc(n * D, 2), *vol = malloc(bytes);
     uint8_t *dirs = malloc(n * D * paths); /* each direction's Lr */
-    gvis_sgm_census(L.data, L.stride, 1, W, H, census, cl);
-    gvis_sgm_census(R.data, R.stride, 1, W, H, census, cr);
-    gvis_sgm_guide(&L, gl);
-    gvis_sgm_guide(&R, gr);
-    gvis_sgm_cost_luts(census, luts, luts + 64);
     for (int dir = 0; dir < paths; dir++) {
-        gvis_sgm_path_ref(cl, cr, gl, gl, gr, W, H, &p, dir, lr);
+        gvis_sgm_path_ref(c.cl, c.cr, c.gl, c.gl, c.gr, W, H, &p, dir, lr);
         memcpy(dirs + (size_t)dir * n * D, lr, n * D);
         for (size_t i = 0; i < n * D; i++) {
             ref[i] = (uint16_t)(ref[i] + lr[i]);
@@ -164,18 +195,12 @@ static void check_edges(int W, int H, int D, int paths, int cost, int census)
                 rows_down[i] = (uint16_t)(rows_down[i] + lr[i]);
         }
     }
-    uint64_t *d_cl = dev(1, n * 8), *d_cr = dev(2, n * 8);
-    uint8_t *d_gl = dev(3, n), *d_gr = dev(10, n);
+    uint64_t *d_cl = c.d_cl, *d_cr = c.d_cr;
+    uint8_t *d_gl = c.d_gl, *d_gr = c.d_gr;
     uint16_t *d_vol = dev(11, bytes);
     const size_t sbytes = gvis_cu_sgm_band_state_bytes(W, H, stride);
     uint32_t *d_state = dev(12, sbytes);
-    up(d_cl, cl, n * 8);
-    up(d_cr, cr, n * 8);
-    up(d_gl, gl, n);
-    up(d_gr, gr, n);
-    const uint8_t *tab = cost == GVIS_COST_ADCENSUS ? luts : NULL;
-    if (tab && census == GVIS_CENSUS_SYM) /* the path kernels read the right guide from the codes */
-        CHECK(gvis_cu_sgm_pack_guide(d_cr, d_gr, n, stream) == 0);
+    const uint8_t *tab = c.tab;
     for (int h = 1; h <= H + 1; h = next_height(h, H)) {
         /* garbage in the volume and the line states first */
         CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0 && gvis_cu_memset(job, d_state, 0x5c, sbytes) == 0);
@@ -192,9 +217,66 @@ static void check_edges(int W, int H, int D, int paths, int cost, int census)
             check_strips(W, H, D, paths, census, tab, &p, h, dirs, ref, rows_down, d_cl, d_cr, d_gl, d_gr, d_vol,
                          d_state);
     }
-    free(cl), free(cr), free(gl), free(gr), free(lr), free(ref), free(rows_down), free(dirs), free(vol);
-    gvis_image_free(&L);
-    gvis_image_free(&R);
+    codes_free(&c);
+    free(lr), free(ref), free(rows_down), free(dirs), free(vol);
+}
+
+/* Both row directions in one launch (cuda/stereo/paths/sgm_rows.cu) against the CPU's two
+ * row paths summed, on a volume of garbage: every word written, the halves past D 0.  Both
+ * lane layouts (GVIS_SGM_ROWS_P 2 and 4), with and without the L2 prefetch; then the
+ * arguments it refuses. */
+static void check_rows(int W, int H, int D, int cost, int min_disp)
+{
+    gvis_sgm_params p;
+    gvis_sgm_defaults(&p);
+    p.max_disp = D;
+    p.min_disp = min_disp;
+    p.cost = cost;
+    p.census = GVIS_CENSUS_SYM;
+    const int stride = GVIS_SGM_SUM_STRIDE(D);
+    const size_t n = (size_t)W * H, bytes = n * stride * 2;
+    pair_codes c;
+    codes_make(&c, W, H, cost, p.census);
+    uint8_t *lr = malloc(n * D);
+    uint16_t *ref = calloc(n * D, 2), *vol = malloc(bytes);
+    for (int dir = 0; dir < 2; dir++) {
+        gvis_sgm_path_ref(c.cl, c.cr, c.gl, c.gl, c.gr, W, H, &p, dir, lr);
+        for (size_t i = 0; i < n * D; i++)
+            ref[i] = (uint16_t)(ref[i] + lr[i]);
+    }
+    uint64_t *d_cl = c.d_cl, *d_cr = c.d_cr;
+    uint8_t *d_gl = c.d_gl;
+    const uint8_t *tab = c.tab;
+    uint16_t *d_vol = dev(11, bytes);
+    CHECKF(gvis_cu_sgm_rows_ok(D, 1, stride), "rows %dx%d D %d: not taken", W, H, D);
+    /* both lane layouts, with and without the L2 prefetch */
+    static const char *const knobs[][2] = {{"2", "4"}, {"4", "0"}, {"2", "0"}, {"4", "1"}};
+    for (int v = 0; v < 4; v++) {
+        setenv("GVIS_SGM_ROWS_P", knobs[v][0], 1);
+        setenv("GVIS_SGM_ROWS_PF", knobs[v][1], 1);
+        CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0);
+        CHECK(gvis_cu_sgm_rows_sum(d_cl, d_cr, d_gl, tab, W, H, D, p.min_disp, 1, p.p1, p.p2, p.p2_adapt, d_vol,
+                                   stride, stream) == 0);
+        down(vol, d_vol, bytes);
+        const size_t bad = sum_diff(vol, stride, n, D, ref, NULL);
+        CHECKF(bad == 0, "rows %dx%d D %d %s min-disp %d, %s pairs a lane, prefetch %s: %zu of %zu values differ", W,
+               H, D, tab ? "ad-census" : "census", min_disp, knobs[v][0], knobs[v][1], bad, n * stride);
+    }
+    unsetenv("GVIS_SGM_ROWS_P");
+    unsetenv("GVIS_SGM_ROWS_PF");
+    /* refused: the 9x7 census, D outside 65 .. 128, another stride; and the knob */
+    CHECK(!gvis_cu_sgm_rows_ok(D, 0, stride) && !gvis_cu_sgm_rows_ok(64, 1, 64) && !gvis_cu_sgm_rows_ok(D, 1, 192));
+    CHECK(gvis_cu_sgm_rows_sum(d_cl, d_cr, d_gl, tab, W, H, D, 0, 0, p.p1, p.p2, p.p2_adapt, d_vol, stride,
+                               stream) != 0);
+    CHECK(gvis_cu_sgm_rows_sum(d_cl, d_cr, d_gl, tab, W, H, 64, 0, 1, p.p1, p.p2, p.p2_adapt, d_vol, 64,
+                               stream) != 0);
+    CHECK(gvis_cu_sgm_rows_sum(d_cl, d_cr, d_gl, tab, W, H, D, 0, 1, p.p1, p.p2, p.p2_adapt, d_vol, 192,
+                               stream) != 0);
+    setenv("GVIS_SGM_ROWS2", "0", 1);
+    CHECK(!gvis_cu_sgm_rows_ok(D, 1, stride));
+    unsetenv("GVIS_SGM_ROWS2");
+    codes_free(&c);
+    free(lr), free(ref), free(vol);
 }
 
 /* The pipeline on the sum volume (the 4K policy) against the CPU with GVIS_SGM_BAND=band:
@@ -245,6 +327,13 @@ int main(void)
     check_edges(397, 5, 256, 4, GVIS_COST_ADCENSUS, GVIS_CENSUS_9X7);
     check_edges(300, 4, 64, 8, GVIS_COST_CENSUS, GVIS_CENSUS_SYM);
     progress("band edges done");
+
+    /* both row directions in one launch: 1x1, a row, odd and even widths, D 80 .. 128 */
+    const int rows[][3] = {{1, 1, 128}, {2, 3, 128}, {3, 2, 96}, {631, 5, 128}, {640, 3, 80}, {97, 4, 112}, {5, 7, 128}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        check_rows(rows[i][0], rows[i][1], rows[i][2], i % 2 ? GVIS_COST_CENSUS : GVIS_COST_ADCENSUS,
+                   i % 3 == 0 ? -3 : i % 3 == 1 ? 0 : 7);
+    progress("rows done");
 
     /* the pipeline on the sum volume: bands of 5 rows, one band, whole */
     setenv("GVIS_SGM_PER_PATH", "0", 1);

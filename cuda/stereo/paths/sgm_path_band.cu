@@ -54,7 +54,16 @@ extern "C" int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d
         (census != 0 && census != 1) ||
         (luts && !d_guide_r && census != 1) || (long long)width + height > 0x7fffffffLL - 64)
         return (int)cudaErrorInvalidValue;
-    // the horizontal directions over whole rows: (-1, 0) stores every word, then (1, 0) adds,
+    // the horizontal directions over whole rows, both ways in one launch that stores every
+    // word (sgm_rows.cu), then the bands
+    if (gvis_cu_sgm_rows_ok(D, census, stride)) {
+        int e = gvis_cu_sgm_rows_sum(d_cl, d_cr, d_guide, luts, width, height, D, min_disp, census, p1, p2, p2_adapt,
+                                     d_sum, stride, stream);
+        return e ? e
+                 : band_walks(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2,
+                              p2_adapt, paths, band, passes, d_sum, stride, d_state, (cudaStream_t)stream);
+    }
+    // else: (-1, 0) stores every word, then (1, 0) adds,
     // on a second stream beside the band launches where band_overlap() (its 2,160 warps at
     // 4K walk rows of 3,840 steps each, a quarter of the warp slots: alone they leave most
     // of the issue slots idle)

@@ -5,8 +5,9 @@
 // the census codes at ~158 warp instructions a pixel and direction: at 3840x2160, D = 128,
 // its six band directions took 6.2 ms a pass (ncu) and the command 16.9 ms.  Here, strip by
 // strip of `band` rows:
-//   - the rows as for the bands: (-1, 0) stores every word first, then (1, 0) adds on a
-//     third stream beside everything below;
+//   - the rows as for the bands: both ways in one launch first (gvis_cu_sgm_rows_sum, where
+//     it applies), else (-1, 0) stores every word first, then (1, 0) adds on a third stream
+//     beside everything below;
 //   - the downward pass from the top: each strip's costs once (gvis_cu_sgm_cost_pairs),
 //     its three directions walked over them in the run layout into u8 volumes of the
 //     strip (gvis_cu_sgm_path_strip: plain stores, ~41 instructions a pixel and direction),
@@ -126,14 +127,19 @@ extern "C" int gvis_cu_sgm_sum_strips(const uint64_t *d_cl, const uint64_t *d_cr
     if (!down)
         e = gvis_cu_sgm_path_sum_band(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2,
                                       p2_adapt, paths, band, 1, d_sum, stride, d_state, stream);
-    // the rows: (-1, 0) stores every word, then (1, 0) adds (on s3 beside the downward pass,
-    // whose sums also add by reductions)
-    if (down)
+    // the rows: both ways in one launch first (sgm_rows.cu), then the downward sums add with
+    // plain loads and stores; else (-1, 0) stores every word, then (1, 0) adds (on s3 beside
+    // the downward pass, whose sums also add by reductions)
+    const bool rows2 = down && gvis_cu_sgm_rows_ok(D, census, stride);
+    if (rows2)
+        e = gvis_cu_sgm_rows_sum(d_cl, d_cr, d_guide, luts, width, height, D, min_disp, census, p1, p2, p2_adapt, d_sum,
+                                 stride, stream);
+    if (down && !rows2)
         e = gvis_cu_sgm_path_sum(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2,
                                  p2_adapt, 1, 1, 0, d_sum, stride, stream);
     if (!e && down && st.two && !(e = (int)cudaEventRecord(j3, st.s)) && !(e = (int)cudaStreamWaitEvent(s3, j3, 0)))
         e = (int)cudaStreamWaitEvent(st.s2, j3, 0);
-    if (!e && down)
+    if (!e && down && !rows2)
         e = gvis_cu_sgm_path_sum(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2,
                                  p2_adapt, 0, 1, 1, d_sum, stride, st.two ? s3 : st.s);
     auto walk = [&](bool dn, int k, int y0, int y1, cudaStream_t s) {
@@ -142,7 +148,8 @@ extern "C" int gvis_cu_sgm_sum_strips(const uint64_t *d_cl, const uint64_t *d_cr
     };
     if (!e && down)
         e = pass(st, height, band, true, used, walk, [&](int k, int y0, int y1, cudaStream_t s) {
-            return gvis_cu_sgm_strip_sum(d_sum, stride, d_strips + (size_t)k * set, vol, nv, width, y0, y1, D, s);
+            return gvis_cu_sgm_strip_sum(d_sum, stride, d_strips + (size_t)k * set, vol, nv, width, y0, y1, D, rows2,
+                                         s);
         });
     // the winner reads whole sums: the downward sums (s2) and the rows (s3) first
     if (!e && st.two && !(e = join(st.s, st.s2, j2)))

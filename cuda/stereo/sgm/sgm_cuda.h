@@ -66,14 +66,26 @@ int gvis_cu_sgm_path_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8
                          int census, int p1, int p2, int p2_adapt, int dir, int ndirs, int add, uint16_t *d_sum,
                          int stride, void *stream);
 
+/* sgm_rows.cu: the two row directions, (1, 0) and (-1, 0), stored into the sum volume
+ * (every word of every pixel, the halves of k >= D 0): the same words as
+ * gvis_cu_sgm_path_sum with dir 0, ndirs 2, add 0, in one launch whose lanes walk each row
+ * both ways at once (the second visit of a pixel adds to the first with plain loads and
+ * stores).  Only for the symmetric census (census 1; luts: ad-census, the right guide packed
+ * in the codes), 64 < D <= 128 and stride 128: gvis_cu_sgm_rows_ok says so (0 too where
+ * GVIS_SGM_ROWS2=0), else cudaErrorInvalidValue. */
+int gvis_cu_sgm_rows_ok(int D, int census, int stride);
+int gvis_cu_sgm_rows_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, const uint8_t *luts,
+                         int width, int height, int D, int min_disp, int census, int p1, int p2, int p2_adapt,
+                         uint16_t *d_sum, int stride, void *stream);
+
 /* sgm_path_band.cu: the same sum volume as gvis_cu_sgm_path_sum with add = 0 over all
  * `paths` (4 or 8) directions, the vertical and diagonal ones walked in bands of `band` rows
  * (>= 1) so that a band of the volume stays in L2 for its 3 directions: the horizontal
- * directions over whole rows ((-1, 0) first; (1, 0) on a second stream of the current device
- * beside the bands, unless GVIS_SGM_OVERLAP=0; the stream waits for it before returning),
- * then the downward directions band by band from the top, then the upward ones from the
- * bottom.  d_state (gvis_cu_sgm_band_state_bytes) carries each
- * line's path costs from one band to the next.  Bit-identical to gvis_cu_sgm_path_sum.
+ * directions over whole rows (gvis_cu_sgm_rows_sum first where gvis_cu_sgm_rows_ok; else
+ * (-1, 0) first and (1, 0) on a second stream of the current device beside the bands, unless
+ * GVIS_SGM_OVERLAP=0; the stream waits for it before returning), then the downward
+ * directions band by band from the top, then the upward ones from the bottom.  d_state
+ * (gvis_cu_sgm_band_state_bytes) carries each line's path costs from one band to the next.  Bit-identical to gvis_cu_sgm_path_sum.
  * passes 2: all of that; passes 1: the upward directions are left out. */
 size_t gvis_cu_sgm_band_state_bytes(int width, int height, int stride);
 int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
@@ -101,9 +113,10 @@ int gvis_cu_sgm_sum_strips(const uint64_t *d_cl, const uint64_t *d_cr, const uin
 
 /* sgm_strip_sum.cu: nstrip (1 to 3) u8 volumes of rows y0 .. y1 - 1 (d_strip + i * vol,
  * [y - y0][x][k], D a pixel) added into those rows of the sum volume (stride and layout
- * of gvis_cu_sgm_path_sum) with 32-bit reductions: other reductions may add at once. */
+ * of gvis_cu_sgm_path_sum) with 32-bit reductions: other reductions may add at once; with
+ * plain, by loads and stores (nothing else may write those words meanwhile). */
 int gvis_cu_sgm_strip_sum(uint16_t *d_sum, int stride, const uint8_t *d_strip, size_t vol, int nstrip, int width,
-                          int y0, int y1, int D, void *stream);
+                          int y0, int y1, int D, int plain, void *stream);
 
 /* sgm_path_strip.cu: one strip of gvis_cu_sgm_sum_strips: the downward directions ((0, 1),
  * and (1, 1), (-1, 1) with 8 paths) or, down 0, the upward ones ((0, -1), (-1, -1),
