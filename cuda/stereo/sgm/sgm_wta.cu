@@ -473,6 +473,7 @@ static void wta_common(wta_args &a, int width, int height, int D, int min_disp, 
     a.svol = 0;
     a.nstrip = 0;
     a.seg = 0;
+    a.batch = 0;
 }
 
 extern "C" int gvis_cu_sgm_wta(const uint8_t *d_lr, int npaths, int width, int height, int D, int min_disp, int U,
@@ -500,11 +501,13 @@ extern "C" int gvis_cu_sgm_wta_sum(const uint16_t *d_sum, int stride, int width,
 }
 
 // Chunks of 128 pixels a block of the strips' winner: GVIS_SGM_WTA_SEG (0: whole rows),
-// default 8.
+// default 15.  With the batched loads (strip_batches) fewer, longer segments won: at
+// 3840x2160, D = 128 on an H100, 15 (two a row) 13.83 ms against 14.21 with 8, 13.84 with
+// 16, 13.94-14.33 with 10-12 and 15.9 with whole rows (call 97, docs/notes-sgm-gpu.md).
 static int strip_seg(void)
 {
     const char *e = getenv("GVIS_SGM_WTA_SEG");
-    return e && *e ? atoi(e) < 0 ? 0 : atoi(e) : 8;
+    return e && *e ? atoi(e) < 0 ? 0 : atoi(e) : 15;
 }
 
 extern "C" int gvis_cu_sgm_wta_strip(const uint16_t *d_sum, int stride, const uint8_t *d_strip, size_t vol,
@@ -527,6 +530,8 @@ extern "C" int gvis_cu_sgm_wta_strip(const uint16_t *d_sum, int stride, const ui
     // a strip's rows are too few blocks for the device (128 at 4K, D = 128: ncu 359 us a
     // strip against 1.40 ms for the whole image's 2,160): a block a segment of the row
     a.seg = strip_seg();
+    const char *e = getenv("GVIS_SGM_WTA_BATCH");
+    a.batch = e && *e ? atoi(e) : 2;
     return wta_tile_launch(a, stream);
 }
 

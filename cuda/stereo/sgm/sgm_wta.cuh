@@ -24,7 +24,8 @@ struct wta_args {
     const uint8_t *strip; // STRIPV: nstrip u8 volumes [y - y0][x][k] at strip + i * svol
     size_t svol;
     int nstrip;
-    int seg; // the thread-a-pixel kernel: a block a segment of seg chunks of a row (0: the row)
+    int seg;   // the thread-a-pixel kernel: a block a segment of seg chunks of a row (0: the row)
+    int batch; // STRIPV: a whole chunk's loads in batches of 2 or 4 (GVIS_SGM_WTA_BATCH; 0: none)
 };
 
 struct px_state {

@@ -24,7 +24,8 @@
 // is filled), and a block a segment of seg chunks of a row: a strip's rows alone are too
 // few blocks for the GPU.  A segment starts a halo of whole chunks (D - 1 pixels) early,
 // not picked, so that its first right pixels find their cells in the buffer, and takes the
-// right pixels the whole row's walk would take in its chunks.
+// right pixels the whole row's walk would take in its chunks.  A whole chunk's loads go in
+// batches of 2 (or 4) uint4s a thread, issued together (strip_batches).
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -197,6 +198,67 @@ __device__ __forceinline__ void put_strip(const wta_args &a, uint32_t *buf, int 
     d[17] = __byte_perm(v.z, v.w, 0x7632) + __byte_perm(eh, oh, 0x7632);
 }
 
+// put_strip's loads for uint4 i of a chunk, apart from its sums: the sum volume's uint4 and
+// each strip volume's words of k .. k + 3 and k + 32 .. k + 35.
+struct strip_words {
+    uint4 v;
+    uint32_t lo[3], hi[3];
+};
+
+template <int D>
+__device__ __forceinline__ void strip_load(const wta_args &a, const uint4 *src, int q4, int i, int y, int x0,
+                                           strip_words &w)
+{
+    constexpr int Q = D / 8;
+    const int xo = i / Q, q = i % Q;
+    w.v = __ldg(src + (size_t)xo * q4 + q);
+    const uint8_t *c = a.strip + ((size_t)(y - a.y0) * a.width + x0 + xo) * D + 64 * (q >> 3) + 4 * (q & 7);
+#pragma unroll
+    for (int s = 0; s < 3; s++) {
+        w.lo[s] = s < a.nstrip ? __ldg(reinterpret_cast<const uint32_t *>(c + s * a.svol)) : 0u;
+        w.hi[s] = s < a.nstrip ? __ldg(reinterpret_cast<const uint32_t *>(c + s * a.svol + 32)) : 0u;
+    }
+}
+
+// put_strip's sums and stores from strip_load's words.
+template <int D>
+__device__ __forceinline__ void strip_put(uint32_t *buf, int i, const strip_words &w)
+{
+    constexpr int P = tile<D>::P, Q = D / 8;
+    const int xo = i / Q, q = i % Q;
+    uint32_t el = 0, ol = 0, eh = 0, oh = 0;
+#pragma unroll
+    for (int s = 0; s < 3; s++) {
+        el += w.lo[s] & 0x00ff00ffu;
+        ol += (w.lo[s] >> 8) & 0x00ff00ffu;
+        eh += w.hi[s] & 0x00ff00ffu;
+        oh += (w.hi[s] >> 8) & 0x00ff00ffu;
+    }
+    uint32_t *d = buf + (xo + D - 1) * P + 32 * (q >> 3) + 2 * (q & 7);
+    d[0] = __byte_perm(w.v.x, w.v.y, 0x5410) + __byte_perm(el, ol, 0x5410);
+    d[1] = __byte_perm(w.v.z, w.v.w, 0x5410) + __byte_perm(el, ol, 0x7632);
+    d[16] = __byte_perm(w.v.x, w.v.y, 0x7632) + __byte_perm(eh, oh, 0x5410);
+    d[17] = __byte_perm(w.v.z, w.v.w, 0x7632) + __byte_perm(eh, oh, 0x7632);
+}
+
+// A whole chunk of STRIPV: batches of B uint4s a thread, the loads of a batch together.
+template <int D, int B0>
+__device__ __forceinline__ void strip_batches(const wta_args &a, uint32_t *buf, const uint4 *src, int q4, int y,
+                                              int x0)
+{
+    constexpr int PER = TC * (D / 8) / TT, B = PER < B0 ? PER : B0;
+#pragma unroll
+    for (int j0 = 0; j0 < PER; j0 += B) {
+        strip_words w[B];
+#pragma unroll
+        for (int j = 0; j < B; j++)
+            strip_load<D>(a, src, q4, threadIdx.x + (j0 + j) * TT, y, x0, w[j]);
+#pragma unroll
+        for (int j = 0; j < B; j++)
+            strip_put<D>(buf, threadIdx.x + (j0 + j) * TT, w[j]);
+    }
+}
+
 // A chunk of n < TC pixels of the sum volume, any chunk of the sum volume and the strips,
 // or any chunk of the per-path volumes, into buffer rows D - 1 .. D - 1 + n - 1.
 template <int D, int NP>
@@ -207,6 +269,16 @@ __device__ __forceinline__ void fill(const wta_args &a, uint32_t *buf, int y, in
         constexpr int Q = D / 8;
         const uint4 *src = sum_row<D>(a, y, x0);
         const int q4 = a.sw / 4;
+        if (a.batch && n == TC) {
+            // a whole chunk: the loads of B uint4s issued together, then their sums (one at a
+            // time, each waited on its loads: ncu 211-215 us a strip of 128 rows at 4K, about
+            // half the DRAM roof for its bytes)
+            if (a.batch == 4)
+                strip_batches<D, 4>(a, buf, src, q4, y, x0);
+            else
+                strip_batches<D, 2>(a, buf, src, q4, y, x0);
+            return;
+        }
         for (int i = threadIdx.x; i < n * Q; i += TT)
             put_strip<D>(a, buf, i, __ldg(src + (size_t)(i / Q) * q4 + i % Q), y, x0);
     } else if (NP == SUMV) {
