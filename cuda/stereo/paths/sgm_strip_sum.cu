@@ -4,10 +4,11 @@
 // k + 32 in its high half), reads those disparities' bytes from each u8 strip volume, and
 // adds the three directions' sums with one 32-bit reduction: one reduction where the bands
 // made three (a direction each), and the (1, 0) rows may add into the same words at the same
-// time.  With `plain` (nothing else writes the words meanwhile: the rows were done first,
-// gvis_cu_sgm_rows_sum) and D % 64 = 0, strip_add_kernel instead.  A warp's reduction is 32 consecutive words, as the bands' (four words a thread,
-// a warp's reduction strided over 512 bytes, took 260 us a strip of 128 rows at 4K under
-// ncu, twice the bytes' time at the L2's ~1 TB/s).
+// time.  A warp's reduction is 32 consecutive words, as the bands' (four words a thread, a
+// warp's reduction strided over 512 bytes, took 260 us a strip of 128 rows at 4K under ncu,
+// twice the bytes' time at the L2's ~1 TB/s).  With `plain` (nothing else writes the words
+// meanwhile: the rows were done first, gvis_cu_sgm_rows_sum) and D % 64 = 0,
+// strip_add_kernel instead (125 us a strip of 96 rows at 4K, 2.45 TB/s: call 95).
 #include <cuda_runtime.h>
 #include <stdint.h>
 
