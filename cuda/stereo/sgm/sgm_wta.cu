@@ -531,7 +531,7 @@ extern "C" int gvis_cu_sgm_wta_strip(const uint16_t *d_sum, int stride, const ui
     // strip against 1.40 ms for the whole image's 2,160): a block a segment of the row
     a.seg = strip_seg();
     const char *e = getenv("GVIS_SGM_WTA_BATCH");
-    a.batch = e && *e ? atoi(e) : 2;
+    a.batch = !(e && *e == '0');
     return wta_tile_launch(a, stream);
 }
 

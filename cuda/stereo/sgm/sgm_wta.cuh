@@ -25,7 +25,7 @@ struct wta_args {
     size_t svol;
     int nstrip;
     int seg;   // the thread-a-pixel kernel: a block a segment of seg chunks of a row (0: the row)
-    int batch; // STRIPV: a whole chunk's loads in batches of 2 or 4 (GVIS_SGM_WTA_BATCH; 0: none)
+    int batch; // STRIPV: a whole chunk's loads in batches of 2 (GVIS_SGM_WTA_BATCH=0: none)
 };
 
 struct px_state {

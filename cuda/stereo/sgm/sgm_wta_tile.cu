@@ -25,7 +25,7 @@
 // few blocks for the GPU.  A segment starts a halo of whole chunks (D - 1 pixels) early,
 // not picked, so that its first right pixels find their cells in the buffer, and takes the
 // right pixels the whole row's walk would take in its chunks.  A whole chunk's loads go in
-// batches of 2 (or 4) uint4s a thread, issued together (strip_batches).
+// batches of 2 uint4s a thread, issued together (strip_batches).
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -270,13 +270,12 @@ __device__ __forceinline__ void fill(const wta_args &a, uint32_t *buf, int y, in
         const uint4 *src = sum_row<D>(a, y, x0);
         const int q4 = a.sw / 4;
         if (a.batch && n == TC) {
-            // a whole chunk: the loads of B uint4s issued together, then their sums (one at a
+            // a whole chunk: the loads of 2 uint4s issued together, then their sums (one at a
             // time, each waited on its loads: ncu 211-215 us a strip of 128 rows at 4K, about
-            // half the DRAM roof for its bytes)
-            if (a.batch == 4)
-                strip_batches<D, 4>(a, buf, src, q4, y, x0);
-            else
-                strip_batches<D, 2>(a, buf, src, q4, y, x0);
+            // half the DRAM roof for its bytes).  Batches of 4 tied, and compiled in beside
+            // them they left the kernel 48 bytes of spills at its 80 registers (4 with 2
+            // only): 4K D 128 13.66-13.74 ms with 2 only against 13.80-13.87 (call 103)
+            strip_batches<D, 2>(a, buf, src, q4, y, x0);
             return;
         }
         for (int i = threadIdx.x; i < n * Q; i += TT)
