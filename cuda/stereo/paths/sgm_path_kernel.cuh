@@ -45,18 +45,18 @@ struct path_args {
     int cw, cy0, cy1, pf;
 };
 
-// The arguments every path launch takes the same way (the directions, volumes and band
-// are the caller's): the censuses, guides and ad-census tables, the size and penalties.
-static inline path_args path_args_common(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
-                                         const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D,
-                                         int min_disp, int p1, int p2, int p2_adapt)
+// The inputs every walk's arguments take the same way (path_args here, sgm_rows.cu's own
+// rows_args), into a zeroed a: the censuses, the left guide and ad-census tables, the size
+// and penalties.
+template <class A>
+static inline void args_inputs(A &a, const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
+                               const uint8_t *luts, int width, int height, int D, int min_disp, int p1, int p2,
+                               int p2_adapt)
 {
-    path_args a;
     memset(&a, 0, sizeof a);
     a.cl = d_cl;
     a.cr = d_cr;
     a.guide = d_guide;
-    a.guide_r = d_guide_r;
     if (luts)
         memcpy(a.luts, luts, sizeof a.luts);
     a.width = width;
@@ -66,6 +66,17 @@ static inline path_args path_args_common(const uint64_t *d_cl, const uint64_t *d
     a.p1 = p1;
     a.p2 = p2;
     a.p2_adapt = p2_adapt;
+}
+
+// The arguments every path launch takes the same way (the directions, volumes and band
+// are the caller's): args_inputs and the right guide.
+static inline path_args path_args_common(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
+                                         const uint8_t *d_guide_r, const uint8_t *luts, int width, int height, int D,
+                                         int min_disp, int p1, int p2, int p2_adapt)
+{
+    path_args a;
+    args_inputs(a, d_cl, d_cr, d_guide, luts, width, height, D, min_disp, p1, p2, p2_adapt);
+    a.guide_r = d_guide_r;
     return a;
 }
 

@@ -35,7 +35,6 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "sgm_cuda.h"
 #include "sgm_path_run.cuh"
@@ -328,19 +327,7 @@ extern "C" int gvis_cu_sgm_rows_sum(const uint64_t *d_cl, const uint64_t *d_cr, 
         census != 1 || stride != 128 || (long long)width * height > (1LL << 40))
         return (int)cudaErrorInvalidValue;
     rows_args a;
-    memset(&a, 0, sizeof a);
-    a.cl = d_cl;
-    a.cr = d_cr;
-    a.guide = d_guide;
-    if (luts)
-        memcpy(a.luts, luts, sizeof a.luts);
-    a.width = width;
-    a.height = height;
-    a.D = D;
-    a.min_disp = min_disp;
-    a.p1 = p1;
-    a.p2 = p2;
-    a.p2_adapt = p2_adapt;
+    args_inputs(a, d_cl, d_cr, d_guide, luts, width, height, D, min_disp, p1, p2, p2_adapt);
     a.sum = reinterpret_cast<uint32_t *>(d_sum);
     a.sw = stride / 2;
     a.pf = rows_prefetch();
