@@ -1,8 +1,9 @@
 /* The sum volume of the SGM paths walked in bands (cuda/stereo/paths/sgm_path_band.cu) and in
- * strips with the winner fused (cuda/stereo/paths/sgm_strips.cu), and the rows both ways in
- * one launch (sgm_rows.cu), against the naive paths summed on the CPU, at the edges: every
- * band height from 1 to past H (a sample on taller images), so that bands divide H or not,
- * H smaller than a band, H = 1 and W = 1, and the diagonals' lines cross band edges, enter
+ * strips with the winner fused (cuda/stereo/paths/sgm_strips.cu), the rows both ways in one
+ * launch (sgm_rows.cu) and the downward directions fused with their sum (sgm_down.cu),
+ * against the naive paths summed on the CPU, at the edges: every band height from 1 to past
+ * H (a sample on taller images), so that bands divide H or not, H smaller than a band, H = 1
+ * and W = 1, and the diagonals' lines cross band edges, enter
  * through the side inside a band and leave through it; the strips' maps against the winner
  * over the bands' sum; then the whole pipeline on the sum volume against the CPU, in bands
  * or strips and whole.  Exits 77 (skipped) without a usable GPU. */
@@ -279,6 +280,71 @@ static void check_rows(int W, int H, int D, int cost, int min_disp)
     free(lr), free(ref), free(vol);
 }
 
+/* The downward directions fused with their sum (cuda/stereo/paths/sgm_down.cu) after the
+ * rows, against the CPU's rows and downward paths summed, on a volume of garbage and a ring
+ * of garbage: 8 paths (tiles of 16 columns exchanging the diagonals) and 4, widths that
+ * leave a last tile of one column (the shifted tiles); then what it refuses. */
+static void check_down(int W, int H, int D, int cost, int min_disp)
+{
+    gvis_sgm_params p;
+    gvis_sgm_defaults(&p);
+    p.max_disp = D;
+    p.min_disp = min_disp;
+    p.cost = cost;
+    p.census = GVIS_CENSUS_SYM;
+    const int stride = GVIS_SGM_SUM_STRIDE(D);
+    const size_t n = (size_t)W * H, bytes = n * stride * 2;
+    pair_codes c;
+    codes_make(&c, W, H, cost, p.census);
+    uint8_t *lr = malloc(n * D);
+    uint16_t *ref4 = calloc(n * D, 2), *ref8 = calloc(n * D, 2), *vol = malloc(bytes);
+    static const int dirs[] = {0, 1, 2, 4, 6}; /* the rows, (0, 1), (1, 1), (-1, 1) */
+    for (int i = 0; i < 5; i++) {
+        gvis_sgm_path_ref(c.cl, c.cr, c.gl, c.gl, c.gr, W, H, &p, dirs[i], lr);
+        for (size_t j = 0; j < n * D; j++) {
+            ref8[j] = (uint16_t)(ref8[j] + lr[j]);
+            if (i < 3)
+                ref4[j] = (uint16_t)(ref4[j] + lr[j]);
+        }
+    }
+    uint16_t *d_vol = dev(11, bytes);
+    const size_t rbytes = gvis_cu_sgm_band_state_bytes(W, H, stride) + 64;
+    uint32_t *d_ring = dev(12, rbytes);
+    CHECKF(gvis_cu_sgm_down_ok(D, 1, stride), "down %dx%d D %d: not taken", W, H, D);
+    for (int paths = 8; paths >= 4; paths -= 4) {
+        CHECK(gvis_cu_sgm_down_ring_bytes(W) <= rbytes);
+        CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0 && gvis_cu_memset(job, d_ring, 0x3c, rbytes) == 0);
+        CHECK(gvis_cu_sgm_rows_sum(c.d_cl, c.d_cr, c.d_gl, c.tab, W, H, D, p.min_disp, 1, p.p1, p.p2, p.p2_adapt,
+                                   d_vol, stride, stream) == 0);
+        const int e = gvis_cu_sgm_down_sum(c.d_cl, c.d_cr, c.d_gl, c.tab, W, H, D, p.min_disp, 1, p.p1, p.p2,
+                                           p.p2_adapt, paths, d_vol, stride, d_ring, rbytes, stream);
+        CHECKF(e == 0, "down %dx%d D %d paths %d: %d", W, H, D, paths, e);
+        if (e)
+            continue;
+        down(vol, d_vol, bytes);
+        const size_t bad = sum_diff(vol, stride, n, D, paths == 8 ? ref8 : ref4, NULL);
+        CHECKF(bad == 0, "down %dx%d D %d %s min-disp %d, %d paths: %zu of %zu values differ", W, H, D,
+               c.tab ? "ad-census" : "census", min_disp, paths, bad, n * stride);
+    }
+    /* refused: the 9x7 census, D outside 65 .. 128, another stride, 6 paths, a ring too small;
+     * and the knob */
+    CHECK(!gvis_cu_sgm_down_ok(D, 0, stride) && !gvis_cu_sgm_down_ok(64, 1, 64) && !gvis_cu_sgm_down_ok(D, 1, 192));
+    CHECK(gvis_cu_sgm_down_sum(c.d_cl, c.d_cr, c.d_gl, c.tab, W, H, D, 0, 0, p.p1, p.p2, p.p2_adapt, 8, d_vol,
+                               stride, d_ring, rbytes, stream) > 0);
+    CHECK(gvis_cu_sgm_down_sum(c.d_cl, c.d_cr, c.d_gl, c.tab, W, H, 64, 0, 1, p.p1, p.p2, p.p2_adapt, 8, d_vol, 64,
+                               d_ring, rbytes, stream) > 0);
+    CHECK(gvis_cu_sgm_down_sum(c.d_cl, c.d_cr, c.d_gl, c.tab, W, H, D, 0, 1, p.p1, p.p2, p.p2_adapt, 6, d_vol,
+                               stride, d_ring, rbytes, stream) > 0);
+    if (gvis_cu_sgm_down_ring_bytes(W) > 0)
+        CHECK(gvis_cu_sgm_down_sum(c.d_cl, c.d_cr, c.d_gl, c.tab, W, H, D, 0, 1, p.p1, p.p2, p.p2_adapt, 8, d_vol,
+                                   stride, d_ring, 64, stream) > 0);
+    setenv("GVIS_SGM_DOWN", "0", 1);
+    CHECK(!gvis_cu_sgm_down_ok(D, 1, stride));
+    unsetenv("GVIS_SGM_DOWN");
+    codes_free(&c);
+    free(lr), free(ref4), free(ref8), free(vol);
+}
+
 /* The pipeline on the sum volume (the 4K policy) against the CPU with GVIS_SGM_BAND=band:
  * D 128 and 64, min-disp 0 and -16, 8 and 4 paths, both costs and censuses, both lane
  * layouts. */
@@ -334,6 +400,15 @@ int main(void)
         check_rows(rows[i][0], rows[i][1], rows[i][2], i % 2 ? GVIS_COST_CENSUS : GVIS_COST_ADCENSUS,
                    i % 3 == 0 ? -3 : i % 3 == 1 ? 0 : 7);
     progress("rows done");
+
+    /* the downward pass fused: 1x1, a column, one tile of 16 and less, two and three tiles
+     * with W % 16 = 1 (shifted tiles), 2 and 3, many tiles, D 80 .. 128 */
+    const int downs[][3] = {{1, 1, 128},  {1, 6, 96},   {2, 3, 128},  {16, 5, 128},  {17, 9, 80},    {18, 7, 128},
+                            {33, 7, 112}, {34, 6, 128}, {51, 5, 96},  {97, 11, 128}, {631, 13, 128}, {300, 4, 96}};
+    for (size_t i = 0; i < sizeof downs / sizeof downs[0]; i++)
+        check_down(downs[i][0], downs[i][1], downs[i][2], i % 2 ? GVIS_COST_CENSUS : GVIS_COST_ADCENSUS,
+                   i % 3 == 0 ? -3 : i % 3 == 1 ? 0 : 7);
+    progress("down done");
 
     /* the pipeline on the sum volume: bands of 5 rows, one band, whole */
     setenv("GVIS_SGM_PER_PATH", "0", 1);

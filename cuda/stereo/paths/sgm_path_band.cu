@@ -33,7 +33,7 @@ extern "C" size_t gvis_cu_sgm_band_state_bytes(int width, int height, int stride
 
 static int band_walks(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, const uint8_t *d_guide_r,
                       const uint8_t *luts, int width, int height, int D, int min_disp, int census, int p1, int p2,
-                      int p2_adapt, int paths, int band, int passes, uint16_t *d_sum, int stride,
+                      int p2_adapt, int paths, int band, int pass0, int passes, uint16_t *d_sum, int stride,
                       uint32_t *d_state, cudaStream_t s);
 
 // Whether the (1, 0) rows run on a second stream beside the bands; GVIS_SGM_OVERLAP=0 keeps
@@ -59,9 +59,21 @@ extern "C" int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d
     if (gvis_cu_sgm_rows_ok(D, census, stride)) {
         int e = gvis_cu_sgm_rows_sum(d_cl, d_cr, d_guide, luts, width, height, D, min_disp, census, p1, p2, p2_adapt,
                                      d_sum, stride, stream);
-        return e ? e
-                 : band_walks(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2,
-                              p2_adapt, paths, band, passes, d_sum, stride, d_state, (cudaStream_t)stream);
+        if (e)
+            return e;
+        // the downward directions fused with their sum (sgm_down.cu) where its tiles can
+        // all be resident, its ring in d_state; else in bands
+        int pass0 = 0;
+        if (gvis_cu_sgm_down_ok(D, census, stride)) {
+            e = gvis_cu_sgm_down_sum(d_cl, d_cr, d_guide, luts, width, height, D, min_disp, census, p1, p2, p2_adapt,
+                                     paths, d_sum, stride, d_state, gvis_cu_sgm_band_state_bytes(width, height, stride),
+                                     stream);
+            if (e > 0)
+                return e;
+            pass0 = e == 0;
+        }
+        return band_walks(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2, p2_adapt,
+                          paths, band, pass0, passes, d_sum, stride, d_state, (cudaStream_t)stream);
     }
     // else: (-1, 0) stores every word, then (1, 0) adds,
     // on a second stream beside the band launches where band_overlap() (its 2,160 warps at
@@ -82,7 +94,7 @@ extern "C" int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d
                              p2_adapt, 0, 1, 1, d_sum, stride, ov ? s2 : s);
     if (!e)
         e = band_walks(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2, p2_adapt,
-                       paths, band, passes, d_sum, stride, d_state, s);
+                       paths, band, 0, passes, d_sum, stride, d_state, s);
     if (ov) {
         // the caller's stream goes on after both (the sums are whole once both are done)
         const cudaError_t j = cudaEventRecord(ev[1], s2);
@@ -100,10 +112,11 @@ extern "C" int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d
     return e;
 }
 
-// The vertical and diagonal directions in bands, on stream s.
+// The vertical and diagonal directions in bands, on stream s: passes pass0 .. passes - 1 (0
+// downwards, 1 upwards).
 static int band_walks(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, const uint8_t *d_guide_r,
                       const uint8_t *luts, int width, int height, int D, int min_disp, int census, int p1, int p2,
-                      int p2_adapt, int paths, int band, int passes, uint16_t *d_sum, int stride,
+                      int p2_adapt, int paths, int band, int pass0, int passes, uint16_t *d_sum, int stride,
                       uint32_t *d_state, cudaStream_t s)
 {
     int e;
@@ -114,7 +127,7 @@ static int band_walks(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t 
     a.state = d_state;
     const int nv = paths == 8 ? 3 : 1; // (0, 1) (1, 1) (-1, 1) down, (0, -1) (-1, -1) (1, -1) up
     const int nb = (height + band - 1) / band;
-    for (int pass = 0; pass < passes; pass++) {
+    for (int pass = pass0; pass < passes; pass++) {
         static const int down[3] = {2, 4, 6}, up[3] = {3, 5, 7};
         for (int i = 0; i < nv; i++)
             a.dirs[i] = pass ? up[i] : down[i];

@@ -53,48 +53,6 @@ struct rows_args {
     int sw, pf;    // pf: the L2 prefetch distance of the second visits' words
 };
 
-__device__ __forceinline__ int clampx(int x, int W)
-{
-    return min(max(x, 0), W - 1);
-}
-
-// A disparity's cost: the census distance, plus with ADC the AD table at |gl - gr| (ad:
-// widened to 256 entries, as sgm_cost_pairs.cu's).
-template <bool ADC>
-__device__ __forceinline__ uint32_t rcost(uint32_t l, int gl, uint32_t c, int gr, const uint8_t *ad)
-{
-    const uint32_t h = (uint32_t)__popc(l ^ c);
-    return ADC ? h + ad[abs(gl - gr)] : h;
-}
-
-// A lane's P words of a pixel of the sum (P ln .. P ln + P - 1: 4 P contiguous bytes).
-template <int P>
-__device__ __forceinline__ void words_load(const uint32_t *p, uint32_t (&v)[P])
-{
-    if constexpr (P == 2) {
-        const uint2 u = *reinterpret_cast<const uint2 *>(p);
-        v[0] = u.x, v[1] = u.y;
-    } else {
-#pragma unroll
-        for (int j = 0; j < P; j += 4) {
-            const uint4 u = *reinterpret_cast<const uint4 *>(p + j);
-            v[j] = u.x, v[j + 1] = u.y, v[j + 2] = u.z, v[j + 3] = u.w;
-        }
-    }
-}
-
-template <int P>
-__device__ __forceinline__ void words_store(uint32_t *p, const uint32_t (&v)[P])
-{
-    if constexpr (P == 2) {
-        *reinterpret_cast<uint2 *>(p) = make_uint2(v[0], v[1]);
-    } else {
-#pragma unroll
-        for (int j = 0; j < P; j += 4)
-            *reinterpret_cast<uint4 *>(p + j) = make_uint4(v[j], v[j + 1], v[j + 2], v[j + 3]);
-    }
-}
-
 // One row's walk both ways, by the L = 64 / P lanes of its line.  The windows are indexed
 // with the step's phase PH = t mod P, so that the step loop unrolled P times moves no
 // register (moving them, 2 (P - 1) moves a run and way, made the P = 4 launch 4.96 ms

@@ -78,6 +78,20 @@ int gvis_cu_sgm_rows_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8
                          int width, int height, int D, int min_disp, int census, int p1, int p2, int p2_adapt,
                          uint16_t *d_sum, int stride, void *stream);
 
+/* sgm_down.cu: the downward directions ((0, 1), and with paths 8 (1, 1) and (-1, 1)) added
+ * into the sum volume, whose every word gvis_cu_sgm_rows_sum stored first: a pixel's
+ * directions summed on the chip, then one plain load-add-store.  Bit-identical to the same
+ * directions of gvis_cu_sgm_path_sum.  The conditions of gvis_cu_sgm_rows_ok (and not where
+ * GVIS_SGM_DOWN=0: gvis_cu_sgm_down_ok).  With paths 8 the tiles of columns exchange path
+ * costs through d_ring (gvis_cu_sgm_down_ring_bytes, ring_bytes its size) and must all be
+ * resident: -1 where the device cannot hold them (nothing done: the caller walks the bands),
+ * else 0 or a CUDA error. */
+int gvis_cu_sgm_down_ok(int D, int census, int stride);
+size_t gvis_cu_sgm_down_ring_bytes(int width);
+int gvis_cu_sgm_down_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, const uint8_t *luts,
+                         int width, int height, int D, int min_disp, int census, int p1, int p2, int p2_adapt,
+                         int paths, uint16_t *d_sum, int stride, uint32_t *d_ring, size_t ring_bytes, void *stream);
+
 /* sgm_path_band.cu: the same sum volume as gvis_cu_sgm_path_sum with add = 0 over all
  * `paths` (4 or 8) directions, the vertical and diagonal ones walked in bands of `band` rows
  * (>= 1) so that a band of the volume stays in L2 for its 3 directions: the horizontal

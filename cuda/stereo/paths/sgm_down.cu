@@ -1,0 +1,469 @@
+// The SGM downward directions fused with their sum: (0, 1), (1, 1) and (-1, 1) of
+// lib/stereo/sgm.h step 4 added into the u16 sum volume in one pass (issue 18's 4K row).
+//
+// The bands (sgm_path_band.cu) walk each direction in its own warps, each recomputing the
+// costs from the codes, and add every path cost with a 32-bit reduction through the L2: at
+// 3840x2160, D = 128 that pass took 23 x ~277 us = 6.4 ms under ncu, issue-bound (~170 warp
+// instructions a pixel and direction) and held by the reductions.  Here a block owns a tile
+// of TW columns and walks it from the top row to the bottom, and a pixel's three downward
+// directions are made by the same lanes at the same step: its costs once, the three
+// recurrences in the run layout of sgm_path_run.cuh (8 lanes a column, lane ln holding
+// words 8 ln .. 8 ln + 7 of the pixel), their sum on the chip, then one plain load-add-store
+// of the pixel's words (which the rows stored first: gvis_cu_sgm_rows_sum).
+//
+// The vertical path of a column stays in its lanes' registers.  The diagonals move a column
+// a row: after each row a line leaves its (1, 1) and (-1, 1) path costs in shared memory,
+// double-buffered by the row's parity (one barrier a row), and at the next row column c
+// takes the (1, 1) costs of column c - 1 and the (-1, 1) costs of column c + 1.  At the tile's
+// edges those come from the neighbouring tiles: a halo warp walks column -1's (1, 1) path and
+// column TW's (-1, 1) path of each row, from the path costs the neighbour published for its
+// column TW - 2 (resp. 1) at the row before, into the edge slots.  The halo loads them before
+// the barrier of the row before its use, and the tiles run in step.  Slots that no column
+// writes (past the image's edges, and before the first row) hold BIG: a step from path costs
+// all BIG with m = BIG is a path's first step (C + min(BIG, BIG + P1, BIG + P2) - BIG = C),
+// so the paths start at the edges without a branch or a select, and the three recurrences of
+// a line are straight code that the compiler interleaves: the ring's stores are predicated
+// too, in every warp (with branches around the steps the pass took 0.7 ms more, and with a
+// branch around the stores in the two warps that publish, 0.25 ms more: docs/notes-sgm-gpu.md).
+//
+// The published path costs go through global memory without a flag or a fence: every u16
+// path cost is at most BIG (0x3fff), so the two top bits of each half carry a tag, the row
+// over 8 (mod 4), and a slot of a ring of 8 a column and direction holds row y at y % 8.
+// The reader polls its words (volatile loads: L2) until every half carries row y's tag;
+// 32-bit stores and loads are single-copy atomic, so a word with the right tag is row y's
+// word.  A tile is never more than a row ahead of its neighbours (each needs the other's
+// row before), so a slot is read before it is written again.  The tiles wait on each other,
+// so all of them must be resident at once: the launch is cooperative (refused, with the bands
+// taking over, where the grid does not fit), and a poll that never ends traps after ~4 s
+// rather than hang.
+//
+// The same Lr integers as path_step (run_step's rule), the same clamped right pixels as
+// step 3: the sum is bit-identical to the bands'.
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "sgm_cuda.h"
+#include "sgm_path_run.cuh"
+
+namespace {
+
+constexpr int RING = 8; // ring slots a published column and direction
+
+struct down_args {
+    const uint64_t *cl, *cr; // the censuses (cr: the right guide in bits 32-39 with ADC)
+    const uint8_t *guide;    // the left guide (P2 and ad-census)
+    uint8_t luts[128];       // ad-census tables (census 0..63, AD 0..63)
+    int width, height, D, min_disp, p1, p2, p2_adapt;
+    uint32_t *sum; // sw 32-bit words a pixel
+    int sw;
+    // tile t's published path costs: ring + ((2 t + i) RING + y % RING) 64, i = 0 the (1, 1)
+    // costs of its column TW - 2, i = 1 the (-1, 1) costs of its column 1
+    uint32_t *ring;
+    int ntiles, off; // tile t: columns TW t - off .. (off 1 where W % TW = 1: no tile of one column)
+};
+
+// The tag of row y in both halves of a word (bits 14-15 of each).
+__device__ __forceinline__ uint32_t row_tag(int y)
+{
+    return (uint32_t)((y >> 3) & 3) * 0x40004000u;
+}
+
+// Where on: a lane's P words of a column's path costs into its ring slot p (4 P contiguous
+// bytes), tagged.  A predicated store, not a branch: the line's three recurrences stay one
+// block of straight code that the compiler interleaves.
+template <int P>
+__device__ __forceinline__ void ring_put(bool on, uint32_t *p, const uint32_t (&v)[P], uint32_t tag)
+{
+#pragma unroll
+    for (int j = 0; j < P; j += 4)
+        asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %5, 0;\n\t"
+                     "@q st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};\n\t}" ::"l"(p + j),
+                     "r"(v[j] | tag), "r"(v[j + 1] | tag), "r"(v[j + 2] | tag), "r"(v[j + 3] | tag), "r"((uint32_t)on));
+}
+
+// A lane's P words of a ring slot (volatile: from L2), as they are.
+template <int P>
+__device__ __forceinline__ void ring_load(const uint32_t *p, uint32_t (&v)[P])
+{
+#pragma unroll
+    for (int j = 0; j < P; j += 4)
+        asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(v[j]), "=r"(v[j + 1]), "=r"(v[j + 2]), "=r"(v[j + 3])
+                     : "l"(p + j));
+}
+
+// Whether every half of a lane's words carries tag.
+template <int P>
+__device__ __forceinline__ bool ring_tagged(const uint32_t (&v)[P], uint32_t tag)
+{
+    uint32_t bad = 0;
+#pragma unroll
+    for (int j = 0; j < P; j++)
+        bad |= (v[j] & 0xc000c000u) ^ tag;
+    return bad == 0;
+}
+
+// The same words back once every half of the line's 64 words carries tag.
+template <int P>
+__device__ __forceinline__ void ring_get(const uint32_t *p, uint32_t (&v)[P], uint32_t tag, unsigned gmask)
+{
+    for (long long spins = 0;; spins++) {
+        uint32_t bad = 0;
+#pragma unroll
+        for (int j = 0; j < P; j += 4) {
+            asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                         : "=r"(v[j]), "=r"(v[j + 1]), "=r"(v[j + 2]), "=r"(v[j + 3])
+                         : "l"(p + j)
+                         : "memory");
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                bad |= (v[j + i] & 0xc000c000u) ^ tag;
+        }
+        if (__all_sync(gmask, bad == 0))
+            break;
+        if (spins > (1LL << 22))
+            __trap(); // a neighbour that never publishes: a bug, not a wait
+    }
+#pragma unroll
+    for (int j = 0; j < P; j++)
+        v[j] &= 0x3fff3fffu;
+}
+
+// A column's path costs in shared memory, 64 words: 16-byte pieces j of the line's lanes
+// side by side (a quarter-warp's 16-byte accesses touch 128 contiguous bytes).
+template <int P>
+__device__ __forceinline__ void slot_put(uint32_t *s, int ln, const uint32_t (&v)[P])
+{
+#pragma unroll
+    for (int j = 0; j < P; j += 4)
+        *reinterpret_cast<uint4 *>(s + j * (64 / P) + 4 * ln) = make_uint4(v[j], v[j + 1], v[j + 2], v[j + 3]);
+}
+
+template <int P>
+__device__ __forceinline__ void slot_get(const uint32_t *s, int ln, uint32_t (&v)[P])
+{
+#pragma unroll
+    for (int j = 0; j < P; j += 4) {
+        const uint4 a = *reinterpret_cast<const uint4 *>(s + j * (64 / P) + 4 * ln);
+        v[j] = a.x, v[j + 1] = a.y, v[j + 2] = a.z, v[j + 3] = a.w;
+    }
+}
+
+// A right code: with ADC the whole 64 bits (the right guide in bits 32-39), else its low
+// word.
+template <bool ADC>
+__device__ __forceinline__ uint64_t code_at(const uint64_t *p)
+{
+    if (ADC)
+        return __ldg(p);
+    return __ldg(reinterpret_cast<const uint32_t *>(p));
+}
+
+// What a lane reads to make a pixel's costs, loaded a row ahead of their use: the left code
+// and guide value, and the right codes of pair i (k = kb + i, k + 32).
+template <int P, bool ADC>
+struct pixel_codes {
+    uint32_t l;
+    int g;
+    uint64_t lo[P], hi[P];
+
+    __device__ __forceinline__ void load(const down_args &a, int kb, int x, int y)
+    {
+        const int W = a.width;
+        const size_t row = (size_t)y * W;
+        l = (uint32_t)__ldg(a.cl + row + x);
+        g = __ldg(a.guide + row + x);
+        const uint64_t *cr = a.cr + row;
+        const int xr = x - a.min_disp - kb;
+        if (xr - (P - 1) - 32 >= 0 && xr <= W - 1) {
+            // inside the row: constant offsets from one address
+            const uint64_t *b = cr + xr;
+#pragma unroll
+            for (int i = 0; i < P; i++)
+                lo[i] = code_at<ADC>(b - i), hi[i] = code_at<ADC>(b - i - 32);
+        } else {
+#pragma unroll
+            for (int i = 0; i < P; i++)
+                lo[i] = code_at<ADC>(cr + clampx(xr - i, W)), hi[i] = code_at<ADC>(cr + clampx(xr - i - 32, W));
+        }
+    }
+
+    // pair i: k = kb + i in the low half, k + 32 in the high half
+    __device__ __forceinline__ void costs(const uint8_t *ad, uint32_t (&c)[P]) const
+    {
+#pragma unroll
+        for (int i = 0; i < P; i++)
+            c[i] = rcost<ADC>(l, g, (uint32_t)lo[i], (int)(lo[i] >> 32), ad) |
+                   rcost<ADC>(l, g, (uint32_t)hi[i], (int)(hi[i] >> 32), ad) << 16;
+    }
+};
+
+// The step of a line whose previous pixel is (has: exists) path costs prev, minimum m,
+// guide value gp: run_step, or the first pixel's costs.  Both are made and one is taken
+// (no branch, so that the three directions' steps interleave).
+template <int P, bool FULL>
+__device__ __forceinline__ void step_sel(bool has, const uint32_t (&prev)[P], int m, int gp, int g,
+                                         const uint32_t (&c)[P], const down_args &a, const uint8_t *p2lut,
+                                         const run_lane<P, FULL> &r, uint32_t (&cur)[P])
+{
+    const uint32_t BIG2 = BIG * 0x10001u;
+    run_step<P, FULL>(prev, m, c, a.p1, p2lut[abs(g - gp)], r, cur);
+#pragma unroll
+    for (int j = 0; j < P; j++)
+        cur[j] = has ? cur[j] : FULL ? c[j] : (c[j] & r.vm[j]) | (BIG2 & ~r.vm[j]);
+}
+
+// The line's smallest path cost.
+template <int P, bool FULL>
+__device__ __forceinline__ int run_min(const uint32_t (&v)[P], const run_lane<P, FULL> &r)
+{
+    uint32_t mm = v[0];
+#pragma unroll
+    for (int j = 1; j < P; j++)
+        mm = __vmins2(mm, v[j]);
+    return line_min<run_shape<P>::L>(min((int)(mm & 0xffffu), (int)(mm >> 16)), r.gmask);
+}
+
+// Pairs a lane (8 lanes a column, 4 columns a warp) and columns a tile.  Tiles of 32
+// columns and 4 pairs a lane (16 lanes a column) measured slower at 4K, and so did a halo of
+// two columns a side, the outer one a row behind (calls 107-112, docs/notes-sgm-gpu.md).
+constexpr int DP = 8, TW = 16, TWW = TW / 4;
+
+// A block walks the tile of TW columns from x0 = TW blockIdx.x - off down every row: warps
+// 0 .. TWW - 1 four columns each, and with DIAG (8 paths) warp TWW the halo (line 0 column
+// -1's (1, 1) path, line 1 column TW's (-1, 1) path; lines 2 and 3 idle).
+template <bool FULL, bool ADC, bool DIAG>
+__global__ void __launch_bounds__((TWW + DIAG) * 32) down_kernel(down_args a)
+{
+    constexpr int P = DP, NS = DIAG ? TW + 2 : 1;
+    __shared__ uint8_t p2lut[256];
+    __shared__ uint8_t ad[256];
+    // by the row's parity: sR[.][c + 1] column c's (1, 1) path costs (c = -1 .. TW - 1),
+    // sL[.][c + 1] column c's (-1, 1) (c = 0 .. TW), and their minima.  Slots no column
+    // writes (past the image's edges) keep BIG: a step from BIG path costs with m = BIG is the
+    // first step of a path (C + min(BIG, BIG + P1, BIG + P2) - BIG = C), so no branch or
+    // select starts the paths at the edges or the first row.
+    __shared__ __align__(16) uint32_t sR[2][NS][64], sL[2][NS][64];
+    __shared__ int mR[2][NS], mL[2][NS];
+    const uint32_t BIG2 = BIG * 0x10001u;
+    fill_p2lut(p2lut, a.p1, a.p2, a.p2_adapt);
+    if (ADC)
+        for (int i = threadIdx.x; i < 256; i += blockDim.x)
+            ad[i] = a.luts[64 + min(i, 63)];
+    if (DIAG) {
+        for (int i = threadIdx.x; i < 2 * NS * 64; i += blockDim.x)
+            (&sR[0][0][0])[i] = (&sL[0][0][0])[i] = BIG2;
+        for (int i = threadIdx.x; i < 2 * NS; i += blockDim.x)
+            (&mR[0][0])[i] = (&mL[0][0])[i] = BIG;
+    }
+    __syncthreads();
+    const int W = a.width, H = a.height, tile = (int)blockIdx.x, x0 = tile * TW - a.off;
+    const int warp = (int)(threadIdx.x >> 5), li = (int)(threadIdx.x & 31) >> 3;
+    const run_lane<P, FULL> r(a.D);
+    const int ln = r.ln;
+    const bool halo = DIAG && warp == TWW;
+    const bool right = halo && li == 1;
+    const int c = !halo ? 4 * warp + li : right ? TW : -1, x = x0 + c;
+    const bool live = x >= 0 && x < W && !(halo && li >= 2);
+    // the halo's neighbour ring (line 0: the left tile's (1, 1) costs of its column TW - 2;
+    // line 1: the right tile's (-1, 1) costs of its column 1) where the previous pixel is in
+    // the image
+    const int px = right ? x + 1 : x - 1;
+    const uint32_t *nb = halo && live && px >= 0 && px < W
+                             ? a.ring + (size_t)(2 * (tile + (right ? 1 : -1)) + right) * RING * 64 + P * ln
+                             : nullptr;
+    // this line's published costs: column TW - 2's (1, 1) where a tile follows, column 1's
+    // (-1, 1) where one precedes
+    uint32_t *pubR = DIAG && !halo && c == TW - 2 && tile + 1 < a.ntiles
+                         ? a.ring + (size_t)(2 * tile) * RING * 64 + P * ln
+                         : nullptr;
+    uint32_t *pubL = DIAG && !halo && c == 1 && tile > 0 ? a.ring + (size_t)(2 * tile + 1) * RING * 64 + P * ln
+                                                         : nullptr;
+    uint32_t pv[P], old[P], pre[P]; // pre: the ring words the next row reads, loaded a row ahead
+#pragma unroll
+    for (int j = 0; j < P; j++)
+        pv[j] = BIG2, old[j] = 0, pre[j] = 0;
+    int mv = BIG;
+    uint32_t *sp = a.sum + (size_t)(live ? x : 0) * a.sw + P * ln;
+    pixel_codes<P, ADC> pc; // (zeros until loaded: the costs of a line outside the image read
+                            // the tables in range)
+    pc.l = 0, pc.g = 0;
+#pragma unroll
+    for (int i = 0; i < P; i++)
+        pc.lo[i] = pc.hi[i] = 0;
+    // the guide at the line's previous pixel of each path: (x - 1, y - 1), (x + 1, y - 1),
+    // (x, y - 1) (the halo's lines: theirs in gl)
+    int gl = 0, gr = 0, gv = 0;
+    if (live) {
+        pc.load(a, r.kb, x, 0);
+        if (!halo)
+            words_load<P>(sp, old);
+    }
+    for (int t = 0; t < H; t++) {
+        const int p = t & 1, q = p ^ 1, y = t;
+        uint32_t cst[P];
+        const int g = pc.g;
+        pc.costs(ad, cst); // (a line out of the image: garbage, never kept)
+        if (halo) {
+            // the edge column's diagonal from the neighbour's column beside it, or from BIG
+            uint32_t prev[P], cur[P];
+#pragma unroll
+            for (int j = 0; j < P; j++)
+                prev[j] = BIG2;
+            int m = BIG;
+            if (nb && y >= 1) {
+                // loaded before the barrier; polled again only where not yet all there
+                const uint32_t tag = row_tag(y - 1);
+                if (!__all_sync(r.gmask, ring_tagged<P>(pre, tag)))
+                    ring_get<P>(nb + ((y - 1) & (RING - 1)) * 64, pre, tag, r.gmask);
+#pragma unroll
+                for (int j = 0; j < P; j++)
+                    prev[j] = pre[j] & 0x3fff3fffu;
+                m = run_min<P, FULL>(prev, r);
+            }
+            run_step<P, FULL>(prev, m, cst, a.p1, p2lut[abs(g - gl)], r, cur);
+            if (live) {
+                slot_put<P>(right ? sL[p][TW + 1] : sR[p][0], ln, cur);
+                (right ? mL : mR)[p][right ? TW + 1 : 0] = run_min<P, FULL>(cur, r);
+            }
+        } else if (live) {
+            // the diagonals first (the edge columns' path costs go out to the neighbours early
+            // in the row), then the vertical
+            uint32_t cur[P], acc[P];
+#pragma unroll
+            for (int j = 0; j < P; j++)
+                acc[j] = old[j];
+            if (DIAG) {
+                // (1, 1) from column c - 1 of the row before, (-1, 1) from column c + 1
+                uint32_t prev[P], cl_[P];
+                slot_get<P>(sR[q][c], ln, prev);
+                run_step<P, FULL>(prev, mR[q][c], cst, a.p1, p2lut[abs(g - gl)], r, cur);
+                ring_put<P>(pubR != nullptr, pubR + (t & (RING - 1)) * 64, cur, row_tag(t));
+                slot_put<P>(sR[p][c + 1], ln, cur);
+                mR[p][c + 1] = run_min<P, FULL>(cur, r); // (the line's lanes, one value)
+                slot_get<P>(sL[q][c + 2], ln, prev);
+                run_step<P, FULL>(prev, mL[q][c + 2], cst, a.p1, p2lut[abs(g - gr)], r, cl_);
+                ring_put<P>(pubL != nullptr, pubL + (t & (RING - 1)) * 64, cl_, row_tag(t));
+                slot_put<P>(sL[p][c + 1], ln, cl_);
+                mL[p][c + 1] = run_min<P, FULL>(cl_, r);
+#pragma unroll
+                for (int j = 0; j < P; j++)
+                    acc[j] += FULL ? cur[j] + cl_[j] : (cur[j] + cl_[j]) & r.vm[j];
+            }
+            // (0, 1)
+            run_step<P, FULL>(pv, mv, cst, a.p1, p2lut[abs(g - gv)], r, cur);
+#pragma unroll
+            for (int j = 0; j < P; j++) {
+                pv[j] = cur[j];
+                acc[j] += FULL ? cur[j] : cur[j] & r.vm[j];
+            }
+            mv = run_min<P, FULL>(cur, r);
+            words_store<P>(sp, acc);
+            sp += (size_t)W * a.sw;
+        }
+        // the next row's codes, guides and words, a row ahead of their use
+        if (live && y + 1 < H) {
+            gv = g;
+            const uint8_t *gd = a.guide + (size_t)y * W + x;
+            if (DIAG && halo && px >= 0 && px < W)
+                gl = __ldg(gd + (px - x)); // (the halo: its previous pixel's, either way)
+            if (DIAG && !halo && x > 0)
+                gl = __ldg(gd - 1);
+            if (DIAG && !halo && x + 1 < W)
+                gr = __ldg(gd + 1);
+            pc.load(a, r.kb, x, y + 1);
+            if (!halo)
+                words_load<P>(sp, old);
+            if (nb)
+                ring_load<P>(nb + (y & (RING - 1)) * 64, pre);
+        }
+        if (DIAG)
+            __syncthreads();
+    }
+}
+
+template <bool DIAG>
+const void *down_fn(bool full, bool adc)
+{
+    return full ? (adc ? (const void *)down_kernel<true, true, DIAG> : (const void *)down_kernel<true, false, DIAG>)
+                : (adc ? (const void *)down_kernel<false, true, DIAG> : (const void *)down_kernel<false, false, DIAG>);
+}
+
+// The tiles of a row of width W, and the columns the first one leaves out (off): where
+// W % TW = 1 the tiles start a column left of the image, so that the last one has two
+// columns.  A tile of one column would not publish the column its left neighbour's halo
+// reads, and the neighbour, no longer waiting on it, could run more than a ring ahead of it.
+int down_tiles(int W, int &off)
+{
+    off = W > TW && W % TW == 1 ? 1 : 0;
+    return (W + off + TW - 1) / TW;
+}
+
+} // namespace
+
+extern "C" int gvis_cu_sgm_down_ok(int D, int census, int stride)
+{
+    const char *e = getenv("GVIS_SGM_DOWN");
+    return !(e && *e == '0') && gvis_cu_sgm_rows_ok(D, census, stride);
+}
+
+extern "C" size_t gvis_cu_sgm_down_ring_bytes(int width)
+{
+    if (width <= 0)
+        return 0;
+    int off;
+    const int n = down_tiles(width, off);
+    return n > 1 ? (size_t)n * 2 * RING * 64 * sizeof(uint32_t) : 0; // (one tile: no neighbours)
+}
+
+extern "C" int gvis_cu_sgm_down_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
+                                    const uint8_t *luts, int width, int height, int D, int min_disp, int census,
+                                    int p1, int p2, int p2_adapt, int paths, uint16_t *d_sum, int stride,
+                                    uint32_t *d_ring, size_t ring_bytes, void *stream)
+{
+    if (!d_cl || !d_cr || !d_guide || !d_sum || width <= 0 || height <= 0 || D <= 64 || D > 128 || D % 16 ||
+        census != 1 || stride != 128 || (paths != 4 && paths != 8) || (long long)width * height > (1LL << 40))
+        return (int)cudaErrorInvalidValue;
+    int off;
+    const int ntiles = down_tiles(width, off);
+    const bool diag = paths == 8;
+    if (diag && ntiles > 1 && (!d_ring || ring_bytes < gvis_cu_sgm_down_ring_bytes(width)))
+        return (int)cudaErrorInvalidValue;
+    down_args a;
+    args_inputs(a, d_cl, d_cr, d_guide, luts, width, height, D, min_disp, p1, p2, p2_adapt);
+    a.sum = reinterpret_cast<uint32_t *>(d_sum);
+    a.sw = stride / 2;
+    a.ring = d_ring;
+    a.ntiles = ntiles;
+    a.off = off;
+    const bool full = D == 128, adc = luts != nullptr;
+    const void *fn = diag ? down_fn<true>(full, adc) : down_fn<false>(full, adc);
+    const dim3 grid((unsigned)ntiles), block((unsigned)((TWW + diag) * 32));
+    cudaStream_t s = (cudaStream_t)stream;
+    void *args[] = {&a};
+    if (!diag)
+        return (int)cudaLaunchKernel(fn, grid, block, args, 0, s);
+    // the tiles wait on each other: all resident at once, or not taken (-1: the caller walks
+    // the bands instead)
+    int dev = 0, sms = 0, per = 0, coop = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, fn, (int)block.x, 0) != cudaSuccess || !coop ||
+        (long long)per * sms < ntiles) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    if (ntiles > 1) {
+        const cudaError_t e = cudaMemsetAsync(d_ring, 0xff, gvis_cu_sgm_down_ring_bytes(width), s);
+        if (e != cudaSuccess)
+            return (int)e;
+    }
+    const cudaError_t e = cudaLaunchCooperativeKernel(fn, grid, block, args, 0, s);
+    if (e == cudaErrorCooperativeLaunchTooLarge) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return (int)e;
+}
