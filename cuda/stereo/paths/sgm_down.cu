@@ -9,7 +9,10 @@
 // directions are made by the same lanes at the same step: its costs once, the three
 // recurrences in the run layout of sgm_path_run.cuh (8 lanes a column, lane ln holding
 // words 8 ln .. 8 ln + 7 of the pixel), their sum on the chip, then one plain load-add-store
-// of the pixel's words (which the rows stored first: gvis_cu_sgm_rows_sum).
+// of the pixel's words (which the rows stored first: gvis_cu_sgm_rows_sum).  At 3840x2160,
+// D = 128 on an H100: 4.54 ms under ncu (1.48 G warp instructions; 240 blocks, ~2.5 warps a
+// scheduler, latency-bound), the command 12.2-12.5 ms against 13.7 with the bands (calls
+// 114-116, docs/notes-sgm-gpu.md "The downward pass fused with its sum").
 //
 // The vertical path of a column stays in its lanes' registers.  The diagonals move a column
 // a row: after each row a line leaves its (1, 1) and (-1, 1) path costs in shared memory,
@@ -233,7 +236,7 @@ constexpr int DP = 8, TW = 16, TWW = TW / 4;
 // A block walks the tile of TW columns from x0 = TW blockIdx.x - off down every row: warps
 // 0 .. TWW - 1 four columns each, and with DIAG (8 paths) warp TWW the halo (line 0 column
 // -1's (1, 1) path, line 1 column TW's (-1, 1) path; lines 2 and 3 idle).
-template <bool FULL, bool ADC, bool DIAG>
+template <bool FULL, bool ADC, bool DIAG, bool PF>
 __global__ void __launch_bounds__((TWW + DIAG) * 32) down_kernel(down_args a)
 {
     constexpr int P = DP, NS = DIAG ? TW + 2 : 1;
@@ -280,7 +283,7 @@ __global__ void __launch_bounds__((TWW + DIAG) * 32) down_kernel(down_args a)
                          : nullptr;
     uint32_t *pubL = DIAG && !halo && c == 1 && tile > 0 ? a.ring + (size_t)(2 * tile + 1) * RING * 64 + P * ln
                                                          : nullptr;
-    uint32_t pv[P], old[P], pre[P]; // pre: the ring words the next row reads, loaded a row ahead
+    uint32_t pv[P], old[P], pre[P]; // pre: the halo's ring words
 #pragma unroll
     for (int j = 0; j < P; j++)
         pv[j] = BIG2, old[j] = 0, pre[j] = 0;
@@ -302,6 +305,12 @@ __global__ void __launch_bounds__((TWW + DIAG) * 32) down_kernel(down_args a)
     }
     for (int t = 0; t < H; t++) {
         const int p = t & 1, q = p ^ 1, y = t;
+        // the halo's ring words of the row before, loaded first (the costs are made while
+        // they come).  Loaded at the end of the row before instead, where the halo warp gets
+        // early, they were more often not there yet and polled again: 4.66 ms under ncu
+        // against 4.54 (calls 115-116)
+        if (nb && y >= 1)
+            ring_load<P>(nb + ((y - 1) & (RING - 1)) * 64, pre);
         uint32_t cst[P];
         const int g = pc.g;
         pc.costs(ad, cst); // (a line out of the image: garbage, never kept)
@@ -313,7 +322,7 @@ __global__ void __launch_bounds__((TWW + DIAG) * 32) down_kernel(down_args a)
                 prev[j] = BIG2;
             int m = BIG;
             if (nb && y >= 1) {
-                // loaded before the barrier; polled again only where not yet all there
+                // polled again only where not yet all there
                 const uint32_t tag = row_tag(y - 1);
                 if (!__all_sync(r.gmask, ring_tagged<P>(pre, tag)))
                     ring_get<P>(nb + ((y - 1) & (RING - 1)) * 64, pre, tag, r.gmask);
@@ -375,19 +384,39 @@ __global__ void __launch_bounds__((TWW + DIAG) * 32) down_kernel(down_args a)
             pc.load(a, r.kb, x, y + 1);
             if (!halo)
                 words_load<P>(sp, old);
-            if (nb)
-                ring_load<P>(nb + (y & (RING - 1)) * 64, pre);
+            if (PF && y + 2 < H) {
+                // two rows ahead: the right codes into L1 (both ends of the lane's two runs of
+                // 8), the sum's words into L2.  Loaded a row ahead only, the codes' first
+                // touch of a row came from DRAM after the barrier: long-scoreboard stalls 34 %
+                // of the warps' cycles, 8 % with the prefetch, 5.01 -> 4.66 ms (call 115)
+                const uint64_t *cr2 = a.cr + (size_t)(y + 2) * W;
+                const int xr = x - a.min_disp - r.kb;
+                asm volatile("prefetch.global.L1 [%0];" ::"l"(cr2 + clampx(xr, W)));
+                asm volatile("prefetch.global.L1 [%0];" ::"l"(cr2 + clampx(xr - (P - 1), W)));
+                asm volatile("prefetch.global.L1 [%0];" ::"l"(cr2 + clampx(xr - 32, W)));
+                asm volatile("prefetch.global.L1 [%0];" ::"l"(cr2 + clampx(xr - 32 - (P - 1), W)));
+                if (!halo)
+                    asm volatile("prefetch.global.L2 [%0];" ::"l"(sp + (size_t)W * a.sw));
+            }
         }
         if (DIAG)
             __syncthreads();
     }
 }
 
-template <bool DIAG>
+// The prefetch two rows ahead (GVIS_SGM_DOWN_PF=0: none).
+bool down_pf(void)
+{
+    const char *e = getenv("GVIS_SGM_DOWN_PF");
+    return !(e && *e == '0');
+}
+
+template <bool DIAG, bool PF>
 const void *down_fn(bool full, bool adc)
 {
-    return full ? (adc ? (const void *)down_kernel<true, true, DIAG> : (const void *)down_kernel<true, false, DIAG>)
-                : (adc ? (const void *)down_kernel<false, true, DIAG> : (const void *)down_kernel<false, false, DIAG>);
+    return full ? (adc ? (const void *)down_kernel<true, true, DIAG, PF> : (const void *)down_kernel<true, false, DIAG, PF>)
+                : (adc ? (const void *)down_kernel<false, true, DIAG, PF>
+                       : (const void *)down_kernel<false, false, DIAG, PF>);
 }
 
 // The tiles of a row of width W, and the columns the first one leaves out (off): where
@@ -438,7 +467,9 @@ extern "C" int gvis_cu_sgm_down_sum(const uint64_t *d_cl, const uint64_t *d_cr, 
     a.ntiles = ntiles;
     a.off = off;
     const bool full = D == 128, adc = luts != nullptr;
-    const void *fn = diag ? down_fn<true>(full, adc) : down_fn<false>(full, adc);
+    const bool pf = down_pf();
+    const void *fn = diag ? (pf ? down_fn<true, true>(full, adc) : down_fn<true, false>(full, adc))
+                          : (pf ? down_fn<false, true>(full, adc) : down_fn<false, false>(full, adc));
     const dim3 grid((unsigned)ntiles), block((unsigned)((TWW + diag) * 32));
     cudaStream_t s = (cudaStream_t)stream;
     void *args[] = {&a};
