@@ -222,6 +222,17 @@ static void check_edges(int W, int H, int D, int paths, int cost, int census)
     free(lr), free(ref), free(rows_down), free(dirs), free(vol);
 }
 
+/* The parameters of the rows' and the fused downward pass's checks: the symmetric census,
+ * D disparities from min_disp, the cost. */
+static void sym_params(gvis_sgm_params *p, int D, int min_disp, int cost)
+{
+    gvis_sgm_defaults(p);
+    p->max_disp = D;
+    p->min_disp = min_disp;
+    p->cost = cost;
+    p->census = GVIS_CENSUS_SYM;
+}
+
 /* Both row directions in one launch (cuda/stereo/paths/sgm_rows.cu) against the CPU's two
  * row paths summed, on a volume of garbage: every word written, the halves past D 0.  Both
  * lane layouts (GVIS_SGM_ROWS_P 2 and 4), with and without the L2 prefetch; then the
@@ -229,11 +240,7 @@ static void check_edges(int W, int H, int D, int paths, int cost, int census)
 static void check_rows(int W, int H, int D, int cost, int min_disp)
 {
     gvis_sgm_params p;
-    gvis_sgm_defaults(&p);
-    p.max_disp = D;
-    p.min_disp = min_disp;
-    p.cost = cost;
-    p.census = GVIS_CENSUS_SYM;
+    sym_params(&p, D, min_disp, cost);
     const int stride = GVIS_SGM_SUM_STRIDE(D);
     const size_t n = (size_t)W * H, bytes = n * stride * 2;
     pair_codes c;
@@ -287,11 +294,7 @@ static void check_rows(int W, int H, int D, int cost, int min_disp)
 static void check_down(int W, int H, int D, int cost, int min_disp)
 {
     gvis_sgm_params p;
-    gvis_sgm_defaults(&p);
-    p.max_disp = D;
-    p.min_disp = min_disp;
-    p.cost = cost;
-    p.census = GVIS_CENSUS_SYM;
+    sym_params(&p, D, min_disp, cost);
     const int stride = GVIS_SGM_SUM_STRIDE(D);
     const size_t n = (size_t)W * H, bytes = n * stride * 2;
     pair_codes c;

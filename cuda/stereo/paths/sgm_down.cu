@@ -53,13 +53,7 @@ namespace {
 
 constexpr int RING = 8; // ring slots a published column and direction
 
-struct down_args {
-    const uint64_t *cl, *cr; // the censuses (cr: the right guide in bits 32-39 with ADC)
-    const uint8_t *guide;    // the left guide (P2 and ad-census)
-    uint8_t luts[128];       // ad-census tables (census 0..63, AD 0..63)
-    int width, height, D, min_disp, p1, p2, p2_adapt;
-    uint32_t *sum; // sw 32-bit words a pixel
-    int sw;
+struct down_args : codes_sum_args { // (pf unused)
     // tile t's published path costs: ring + ((2 t + i) RING + y % RING) 64, i = 0 the (1, 1)
     // costs of its column TW - 2, i = 1 the (-1, 1) costs of its column 1
     uint32_t *ring;

@@ -287,6 +287,17 @@ __global__ void __launch_bounds__(WARPS * 32) run_kernel(run_args a)
 // Helpers of the walks from the symmetric census codes into the sum volume in the run layout
 // (sgm_rows.cu, sgm_down.cu).
 
+// Their arguments: sgm_rows.cu's (its own, not path_args: with path_args the same kernel ran
+// the 4K row 0.37 ms slower, call 99), and the first part of sgm_down.cu's.
+struct codes_sum_args {
+    const uint64_t *cl, *cr; // the censuses (cr: the right guide in bits 32-39 with ADC)
+    const uint8_t *guide;    // the left guide (P2 and ad-census)
+    uint8_t luts[128];       // ad-census tables (census 0..63, AD 0..63)
+    int width, height, D, min_disp, p1, p2, p2_adapt;
+    uint32_t *sum; // sw 32-bit words a pixel
+    int sw, pf;    // pf: sgm_rows.cu's L2 prefetch distance of the second visits' words
+};
+
 __device__ __forceinline__ int clampx(int x, int W)
 {
     return min(max(x, 0), W - 1);

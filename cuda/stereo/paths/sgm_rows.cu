@@ -41,17 +41,7 @@
 
 namespace {
 
-
-// The launch's arguments (its own, not path_args: with path_args the same kernel ran the 4K
-// row 0.37 ms slower, call 99).
-struct rows_args {
-    const uint64_t *cl, *cr; // the censuses (cr: the right guide in bits 32-39 with ADC)
-    const uint8_t *guide;    // the left guide (P2 and ad-census)
-    uint8_t luts[128];       // ad-census tables (census 0..63, AD 0..63)
-    int width, height, D, min_disp, p1, p2, p2_adapt;
-    uint32_t *sum; // sw 32-bit words a pixel
-    int sw, pf;    // pf: the L2 prefetch distance of the second visits' words
-};
+using rows_args = codes_sum_args;
 
 // One row's walk both ways, by the L = 64 / P lanes of its line.  The windows are indexed
 // with the step's phase PH = t mod P, so that the step loop unrolled P times moves no
