@@ -15,7 +15,10 @@
 // takes them up; lines that enter a band through the left or right image edge start
 // afresh, as in the whole image.  The same path costs Lr are added as in the whole-image
 // walk, so S is the same integer (sgm_path.cu's SUM comment), bit for bit.  With passes = 1
-// the upward directions are left out (sgm_strips.cu walks them in strips).
+// the upward directions are left out (sgm_strips.cu walks them in strips).  Where the rows
+// walk both ways in one launch (sgm_rows.cu), the downward directions are one fused pass
+// instead (sgm_down.cu) wherever its tiles fit on the device at once; d_state then holds its
+// ring.
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
