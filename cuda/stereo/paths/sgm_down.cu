@@ -20,14 +20,14 @@
 // takes the (1, 1) costs of column c - 1 and the (-1, 1) costs of column c + 1.  At the tile's
 // edges those come from the neighbouring tiles: a halo warp walks column -1's (1, 1) path and
 // column TW's (-1, 1) path of each row, from the path costs the neighbour published for its
-// column TW - 2 (resp. 1) at the row before, into the edge slots.  The halo loads them before
-// the barrier of the row before its use, and the tiles run in step.  Slots that no column
+// column TW - 2 (resp. 1) at the row before, into the edge slots.  The halo loads them at
+// the top of the row that uses them, and the tiles run in step.  Slots that no column
 // writes (past the image's edges, and before the first row) hold BIG: a step from path costs
 // all BIG with m = BIG is a path's first step (C + min(BIG, BIG + P1, BIG + P2) - BIG = C),
 // so the paths start at the edges without a branch or a select, and the three recurrences of
 // a line are straight code that the compiler interleaves: the ring's stores are predicated
-// too, in every warp (with branches around the steps the pass took 0.7 ms more, and with a
-// branch around the stores in the two warps that publish, 0.25 ms more: docs/notes-sgm-gpu.md).
+// too, in every warp (with branches around the steps the pass took 0.8 ms more, and with a
+// branch around the stores in the two warps that publish, 0.3 ms more: docs/notes-sgm-gpu.md).
 //
 // The published path costs go through global memory without a flag or a fence: every u16
 // path cost is at most BIG (0x3fff), so the two top bits of each half carry a tag, the row
