@@ -222,15 +222,30 @@ static void check_edges(int W, int H, int D, int paths, int cost, int census)
     free(lr), free(ref), free(rows_down), free(dirs), free(vol);
 }
 
-/* The parameters of the rows' and the fused downward pass's checks: the symmetric census,
- * D disparities from min_disp, the cost. */
-static void sym_params(gvis_sgm_params *p, int D, int min_disp, int cost)
+/* The set-up of the rows' and the fused downward pass's checks: the symmetric census, D
+ * disparities from min_disp, the cost, a random W x H pair's codes (codes_make). */
+static void sym_setup(gvis_sgm_params *p, pair_codes *c, int W, int H, int D, int min_disp, int cost)
 {
     gvis_sgm_defaults(p);
     p->max_disp = D;
     p->min_disp = min_disp;
     p->cost = cost;
     p->census = GVIS_CENSUS_SYM;
+    codes_make(c, W, H, cost, p->census);
+}
+
+/* The CPU's paths dirs[0 .. ndirs - 1] of that pair added into sum (W x H x D). */
+static void ref_add(const pair_codes *c, int W, int H, const gvis_sgm_params *p, const int *dirs, int ndirs,
+                    uint16_t *sum)
+{
+    const size_t n = (size_t)W * H * p->max_disp;
+    uint8_t *lr = malloc(n);
+    for (int i = 0; i < ndirs; i++) {
+        gvis_sgm_path_ref(c->cl, c->cr, c->gl, c->gl, c->gr, W, H, p, dirs[i], lr);
+        for (size_t j = 0; j < n; j++)
+            sum[j] = (uint16_t)(sum[j] + lr[j]);
+    }
+    free(lr);
 }
 
 /* Both row directions in one launch (cuda/stereo/paths/sgm_rows.cu) against the CPU's two
@@ -240,18 +255,13 @@ static void sym_params(gvis_sgm_params *p, int D, int min_disp, int cost)
 static void check_rows(int W, int H, int D, int cost, int min_disp)
 {
     gvis_sgm_params p;
-    sym_params(&p, D, min_disp, cost);
+    pair_codes c;
+    sym_setup(&p, &c, W, H, D, min_disp, cost);
     const int stride = GVIS_SGM_SUM_STRIDE(D);
     const size_t n = (size_t)W * H, bytes = n * stride * 2;
-    pair_codes c;
-    codes_make(&c, W, H, cost, p.census);
-    uint8_t *lr = malloc(n * D);
     uint16_t *ref = calloc(n * D, 2), *vol = malloc(bytes);
-    for (int dir = 0; dir < 2; dir++) {
-        gvis_sgm_path_ref(c.cl, c.cr, c.gl, c.gl, c.gr, W, H, &p, dir, lr);
-        for (size_t i = 0; i < n * D; i++)
-            ref[i] = (uint16_t)(ref[i] + lr[i]);
-    }
+    static const int rows[] = {0, 1};
+    ref_add(&c, W, H, &p, rows, 2, ref);
     uint64_t *d_cl = c.d_cl, *d_cr = c.d_cr;
     uint8_t *d_gl = c.d_gl;
     const uint8_t *tab = c.tab;
@@ -284,7 +294,7 @@ static void check_rows(int W, int H, int D, int cost, int min_disp)
     CHECK(!gvis_cu_sgm_rows_ok(D, 1, stride));
     unsetenv("GVIS_SGM_ROWS2");
     codes_free(&c);
-    free(lr), free(ref), free(vol);
+    free(ref), free(vol);
 }
 
 /* The downward directions fused with their sum (cuda/stereo/paths/sgm_down.cu) after the
@@ -294,22 +304,15 @@ static void check_rows(int W, int H, int D, int cost, int min_disp)
 static void check_down(int W, int H, int D, int cost, int min_disp)
 {
     gvis_sgm_params p;
-    sym_params(&p, D, min_disp, cost);
+    pair_codes c;
+    sym_setup(&p, &c, W, H, D, min_disp, cost);
     const int stride = GVIS_SGM_SUM_STRIDE(D);
     const size_t n = (size_t)W * H, bytes = n * stride * 2;
-    pair_codes c;
-    codes_make(&c, W, H, cost, p.census);
-    uint8_t *lr = malloc(n * D);
-    uint16_t *ref4 = calloc(n * D, 2), *ref8 = calloc(n * D, 2), *vol = malloc(bytes);
-    static const int dirs[] = {0, 1, 2, 4, 6}; /* the rows, (0, 1), (1, 1), (-1, 1) */
-    for (int i = 0; i < 5; i++) {
-        gvis_sgm_path_ref(c.cl, c.cr, c.gl, c.gl, c.gr, W, H, &p, dirs[i], lr);
-        for (size_t j = 0; j < n * D; j++) {
-            ref8[j] = (uint16_t)(ref8[j] + lr[j]);
-            if (i < 3)
-                ref4[j] = (uint16_t)(ref4[j] + lr[j]);
-        }
-    }
+    uint16_t *ref4 = calloc(n * D, 2), *ref8 = malloc(n * D * 2), *vol = malloc(bytes);
+    static const int four[] = {0, 1, 2}, diags[] = {4, 6}; /* the rows and (0, 1); (1, 1), (-1, 1) */
+    ref_add(&c, W, H, &p, four, 3, ref4);
+    memcpy(ref8, ref4, n * D * 2);
+    ref_add(&c, W, H, &p, diags, 2, ref8);
     uint16_t *d_vol = dev(11, bytes);
     const size_t rbytes = gvis_cu_sgm_band_state_bytes(W, H, stride) + 64;
     uint32_t *d_ring = dev(12, rbytes);
@@ -345,7 +348,7 @@ static void check_down(int W, int H, int D, int cost, int min_disp)
     CHECK(!gvis_cu_sgm_down_ok(D, 1, stride));
     unsetenv("GVIS_SGM_DOWN");
     codes_free(&c);
-    free(lr), free(ref4), free(ref8), free(vol);
+    free(ref4), free(ref8), free(vol);
 }
 
 /* The pipeline on the sum volume (the 4K policy) against the CPU with GVIS_SGM_BAND=band:

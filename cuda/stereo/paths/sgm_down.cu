@@ -297,8 +297,8 @@ __global__ void __launch_bounds__((TWW + DIAG) * 32) down_kernel(down_args a)
         if (!halo)
             words_load<P>(sp, old);
     }
-    for (int t = 0; t < H; t++) {
-        const int p = t & 1, q = p ^ 1, y = t;
+    for (int y = 0; y < H; y++) {
+        const int p = y & 1, q = p ^ 1;
         // the halo's ring words of the row before, loaded first (the costs are made while
         // they come).  Loaded at the end of the row before instead, where the halo warp gets
         // early, they were more often not there yet and polled again: 4.66 ms under ncu
@@ -342,12 +342,12 @@ __global__ void __launch_bounds__((TWW + DIAG) * 32) down_kernel(down_args a)
                 uint32_t prev[P], cl_[P];
                 slot_get<P>(sR[q][c], ln, prev);
                 run_step<P, FULL>(prev, mR[q][c], cst, a.p1, p2lut[abs(g - gl)], r, cur);
-                ring_put<P>(pubR != nullptr, pubR + (t & (RING - 1)) * 64, cur, row_tag(t));
+                ring_put<P>(pubR != nullptr, pubR + (y & (RING - 1)) * 64, cur, row_tag(y));
                 slot_put<P>(sR[p][c + 1], ln, cur);
                 mR[p][c + 1] = run_min<P, FULL>(cur, r); // (the line's lanes, one value)
                 slot_get<P>(sL[q][c + 2], ln, prev);
                 run_step<P, FULL>(prev, mL[q][c + 2], cst, a.p1, p2lut[abs(g - gr)], r, cl_);
-                ring_put<P>(pubL != nullptr, pubL + (t & (RING - 1)) * 64, cl_, row_tag(t));
+                ring_put<P>(pubL != nullptr, pubL + (y & (RING - 1)) * 64, cl_, row_tag(y));
                 slot_put<P>(sL[p][c + 1], ln, cl_);
                 mL[p][c + 1] = run_min<P, FULL>(cl_, r);
 #pragma unroll
