@@ -147,6 +147,7 @@ static void check_strips(int W, int H, int D, int paths, int census, const uint8
         const int sets = 1 + h % 3;
         setenv("GVIS_SGM_WTA_SEG", h % 3 == 0 ? "1" : h % 3 == 1 ? "3" : "0", 1);
         setenv("GVIS_SGM_STRIP_DOWN", h % 2 ? "1" : "0", 1); /* the downward pass in strips or bands */
+        setenv("GVIS_SGM_UP", "0", 1);                       /* the upward strips (fused below) */
         int16_t *d_sets = dev(15, sets * gvis_cu_sgm_strip_bytes(W, hh, D, paths));
         CHECK(gvis_cu_memset(job, d_maps + 2 * n, 0x55, 2 * n * sizeof(int16_t)) == 0);
         CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0 && gvis_cu_memset(job, d_state, 0x5c, sbytes) == 0);
@@ -164,6 +165,22 @@ static void check_strips(int W, int H, int D, int paths, int census, const uint8
         CHECK(gvis_cu_sgm_sum_strips(d_cl, d_cr, d_gl, d_gr, tab, W, H, D, p->min_disp, census, p->p1, p->p2,
                                      p->p2_adapt, paths, h, d_vol, stride, d_state, (uint8_t *)d_sets, 0, d_cost, U,
                                      p->subpixel, d_maps + 2 * n, d_maps + 3 * n, stream) != 0);
+        unsetenv("GVIS_SGM_UP");
+        if (!(h % 2) && gvis_cu_sgm_up_ok(D, census, stride)) {
+            /* the upward pass fused instead of the strips: every path in the sum, the same maps */
+            CHECK(gvis_cu_memset(job, d_maps + 2 * n, 0x55, 2 * n * sizeof(int16_t)) == 0);
+            CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0 && gvis_cu_memset(job, d_state, 0x5c, sbytes) == 0);
+            CHECK(gvis_cu_sgm_sum_strips(d_cl, d_cr, d_gl, d_gr, tab, W, H, D, p->min_disp, census, p->p1, p->p2,
+                                         p->p2_adapt, paths, h, d_vol, stride, d_state, (uint8_t *)d_sets, sets,
+                                         d_cost, U, p->subpixel, d_maps + 2 * n, d_maps + 3 * n, stream) == 0);
+            down(maps + 2 * n, d_maps + 2 * n, 2 * n * sizeof(int16_t));
+            CHECKF(count_diff(maps, maps + 2 * n, 2 * n, 2) == 0,
+                   "band edges %dx%d D %d paths %d: the winner after the upward pass fused differs", W, H, D, paths);
+            down(vol, d_vol, bytes);
+            bad = sum_diff(vol, stride, n, D, ref, NULL);
+            CHECKF(bad == 0, "band edges %dx%d D %d paths %d: the sum with the upward pass fused: %zu of %zu differ",
+                   W, H, D, paths, bad, n * stride);
+        }
         unsetenv("GVIS_SGM_WTA_SEG");
         unsetenv("GVIS_SGM_STRIP_DOWN");
     }
@@ -249,9 +266,9 @@ static void ref_add(const pair_codes *c, int W, int H, const gvis_sgm_params *p,
 }
 
 /* Both row directions in one launch (cuda/stereo/paths/sgm_rows.cu) against the CPU's two
- * row paths summed, on a volume of garbage: every word written, the halves past D 0.  Both
- * lane layouts (GVIS_SGM_ROWS_P 2 and 4), with and without the L2 prefetch; then the
- * arguments it refuses. */
+ * row paths summed, on a volume of garbage: every word written, the halves past D 0.  The
+ * four lane layouts (GVIS_SGM_ROWS_P 2, 4, h and h8), with and without the L2 prefetch; then
+ * the arguments it refuses. */
 static void check_rows(int W, int H, int D, int cost, int min_disp)
 {
     gvis_sgm_params p;
@@ -268,8 +285,9 @@ static void check_rows(int W, int H, int D, int cost, int min_disp)
     uint16_t *d_vol = dev(11, bytes);
     CHECKF(gvis_cu_sgm_rows_ok(D, 1, stride), "rows %dx%d D %d: not taken", W, H, D);
     /* both lane layouts, with and without the L2 prefetch */
-    static const char *const knobs[][2] = {{"2", "4"}, {"4", "0"}, {"2", "0"}, {"4", "1"}};
-    for (int v = 0; v < 4; v++) {
+    static const char *const knobs[][2] = {{"2", "4"}, {"4", "0"}, {"2", "0"},  {"4", "1"},
+                                           {"h", "4"}, {"h8", "0"}, {"h8", "4"}, {"", "0"}};
+    for (int v = 0; v < 8; v++) {
         setenv("GVIS_SGM_ROWS_P", knobs[v][0], 1);
         setenv("GVIS_SGM_ROWS_PF", knobs[v][1], 1);
         CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0);
@@ -300,7 +318,8 @@ static void check_rows(int W, int H, int D, int cost, int min_disp)
 /* The downward directions fused with their sum (cuda/stereo/paths/sgm_down.cu) after the
  * rows, against the CPU's rows and downward paths summed, on a volume of garbage and a ring
  * of garbage: 8 paths (tiles of 16 columns exchanging the diagonals) and 4, widths that
- * leave a last tile of one column (the shifted tiles); then what it refuses. */
+ * leave a last tile of one column (the shifted tiles); then the upward ones the same way
+ * (gvis_cu_sgm_up_sum) against all the paths summed; then what they refuse. */
 static void check_down(int W, int H, int D, int cost, int min_disp)
 {
     gvis_sgm_params p;
@@ -309,10 +328,17 @@ static void check_down(int W, int H, int D, int cost, int min_disp)
     const int stride = GVIS_SGM_SUM_STRIDE(D);
     const size_t n = (size_t)W * H, bytes = n * stride * 2;
     uint16_t *ref4 = calloc(n * D, 2), *ref8 = malloc(n * D * 2), *vol = malloc(bytes);
-    static const int four[] = {0, 1, 2}, diags[] = {4, 6}; /* the rows and (0, 1); (1, 1), (-1, 1) */
+    uint16_t *all4 = malloc(n * D * 2), *all8 = malloc(n * D * 2);
+    /* the rows and (0, 1); (1, 1), (-1, 1); (0, -1); (-1, -1), (1, -1) */
+    static const int four[] = {0, 1, 2}, diags[] = {4, 6}, up[] = {3}, updiags[] = {5, 7};
     ref_add(&c, W, H, &p, four, 3, ref4);
     memcpy(ref8, ref4, n * D * 2);
     ref_add(&c, W, H, &p, diags, 2, ref8);
+    memcpy(all4, ref4, n * D * 2);
+    ref_add(&c, W, H, &p, up, 1, all4);
+    memcpy(all8, ref8, n * D * 2);
+    ref_add(&c, W, H, &p, up, 1, all8);
+    ref_add(&c, W, H, &p, updiags, 2, all8);
     uint16_t *d_vol = dev(11, bytes);
     const size_t rbytes = gvis_cu_sgm_band_state_bytes(W, H, stride) + 64;
     uint32_t *d_ring = dev(12, rbytes);
@@ -328,8 +354,18 @@ static void check_down(int W, int H, int D, int cost, int min_disp)
         if (e)
             continue;
         down(vol, d_vol, bytes);
-        const size_t bad = sum_diff(vol, stride, n, D, paths == 8 ? ref8 : ref4, NULL);
+        size_t bad = sum_diff(vol, stride, n, D, paths == 8 ? ref8 : ref4, NULL);
         CHECKF(bad == 0, "down %dx%d D %d %s min-disp %d, %d paths: %zu of %zu values differ", W, H, D,
+               c.tab ? "ad-census" : "census", min_disp, paths, bad, n * stride);
+        CHECK(gvis_cu_memset(job, d_ring, 0x3c, rbytes) == 0);
+        const int u = gvis_cu_sgm_up_sum(c.d_cl, c.d_cr, c.d_gl, c.tab, W, H, D, p.min_disp, 1, p.p1, p.p2,
+                                         p.p2_adapt, paths, d_vol, stride, d_ring, rbytes, stream);
+        CHECKF(u == 0, "up %dx%d D %d paths %d: %d", W, H, D, paths, u);
+        if (u)
+            continue;
+        down(vol, d_vol, bytes);
+        bad = sum_diff(vol, stride, n, D, paths == 8 ? all8 : all4, NULL);
+        CHECKF(bad == 0, "up %dx%d D %d %s min-disp %d, %d paths: %zu of %zu values differ", W, H, D,
                c.tab ? "ad-census" : "census", min_disp, paths, bad, n * stride);
     }
     /* refused: the 9x7 census, D outside 65 .. 128, another stride, 6 paths, a ring too small;
@@ -344,11 +380,19 @@ static void check_down(int W, int H, int D, int cost, int min_disp)
     if (gvis_cu_sgm_down_ring_bytes(W) > 0)
         CHECK(gvis_cu_sgm_down_sum(c.d_cl, c.d_cr, c.d_gl, c.tab, W, H, D, 0, 1, p.p1, p.p2, p.p2_adapt, 8, d_vol,
                                    stride, d_ring, 64, stream) > 0);
+    CHECK(gvis_cu_sgm_up_sum(c.d_cl, c.d_cr, c.d_gl, c.tab, W, H, D, 0, 0, p.p1, p.p2, p.p2_adapt, 8, d_vol, stride,
+                             d_ring, rbytes, stream) > 0);
+    CHECK(gvis_cu_sgm_up_sum(c.d_cl, c.d_cr, c.d_gl, c.tab, W, H, 64, 0, 1, p.p1, p.p2, p.p2_adapt, 8, d_vol, 64,
+                             d_ring, rbytes, stream) > 0);
+    CHECK(gvis_cu_sgm_up_ok(D, 1, stride) && !gvis_cu_sgm_up_ok(D, 0, stride));
+    setenv("GVIS_SGM_UP", "0", 1);
+    CHECK(!gvis_cu_sgm_up_ok(D, 1, stride) && gvis_cu_sgm_down_ok(D, 1, stride));
+    unsetenv("GVIS_SGM_UP");
     setenv("GVIS_SGM_DOWN", "0", 1);
-    CHECK(!gvis_cu_sgm_down_ok(D, 1, stride));
+    CHECK(!gvis_cu_sgm_down_ok(D, 1, stride) && !gvis_cu_sgm_up_ok(D, 1, stride));
     unsetenv("GVIS_SGM_DOWN");
     codes_free(&c);
-    free(ref4), free(ref8), free(vol);
+    free(ref4), free(ref8), free(all4), free(all8), free(vol);
 }
 
 /* The pipeline on the sum volume (the 4K policy) against the CPU with GVIS_SGM_BAND=band:

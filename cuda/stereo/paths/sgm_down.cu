@@ -58,6 +58,9 @@ struct down_args : codes_sum_args { // (pf unused)
     // costs of its column TW - 2, i = 1 the (-1, 1) costs of its column 1
     uint32_t *ring;
     int ntiles, off; // tile t: columns TW t - off .. (off 1 where W % TW = 1: no tile of one column)
+    // pixels from a row to the next the pass walks: W downwards; -W upwards, with cl, cr,
+    // guide and sum at the bottom row (gvis_cu_sgm_up_sum: the image flipped)
+    ptrdiff_t pitch;
 };
 
 // The tag of row y in both halves of a word (bits 14-15 of each).
@@ -168,7 +171,7 @@ struct pixel_codes {
     __device__ __forceinline__ void load(const down_args &a, int kb, int x, int y)
     {
         const int W = a.width;
-        const size_t row = (size_t)y * W;
+        const ptrdiff_t row = (ptrdiff_t)y * a.pitch;
         l = (uint32_t)__ldg(a.cl + row + x);
         g = __ldg(a.guide + row + x);
         const uint64_t *cr = a.cr + row;
@@ -363,12 +366,12 @@ __global__ void __launch_bounds__((TWW + DIAG) * 32) down_kernel(down_args a)
             }
             mv = run_min<P, FULL>(cur, r);
             words_store<P>(sp, acc);
-            sp += (size_t)W * a.sw;
+            sp += a.pitch * a.sw;
         }
         // the next row's codes, guides and words, a row ahead of their use
         if (live && y + 1 < H) {
             gv = g;
-            const uint8_t *gd = a.guide + (size_t)y * W + x;
+            const uint8_t *gd = a.guide + (ptrdiff_t)y * a.pitch + x;
             if (DIAG && halo && px >= 0 && px < W)
                 gl = __ldg(gd + (px - x)); // (the halo: its previous pixel's, either way)
             if (DIAG && !halo && x > 0)
@@ -383,14 +386,14 @@ __global__ void __launch_bounds__((TWW + DIAG) * 32) down_kernel(down_args a)
                 // 8), the sum's words into L2.  Loaded a row ahead only, the codes' first
                 // touch of a row came from DRAM after the barrier: long-scoreboard stalls 34 %
                 // of the warps' cycles, 8 % with the prefetch, 5.01 -> 4.66 ms (call 115)
-                const uint64_t *cr2 = a.cr + (size_t)(y + 2) * W;
+                const uint64_t *cr2 = a.cr + (ptrdiff_t)(y + 2) * a.pitch;
                 const int xr = x - a.min_disp - r.kb;
                 asm volatile("prefetch.global.L1 [%0];" ::"l"(cr2 + clampx(xr, W)));
                 asm volatile("prefetch.global.L1 [%0];" ::"l"(cr2 + clampx(xr - (P - 1), W)));
                 asm volatile("prefetch.global.L1 [%0];" ::"l"(cr2 + clampx(xr - 32, W)));
                 asm volatile("prefetch.global.L1 [%0];" ::"l"(cr2 + clampx(xr - 32 - (P - 1), W)));
                 if (!halo)
-                    asm volatile("prefetch.global.L2 [%0];" ::"l"(sp + (size_t)W * a.sw));
+                    asm volatile("prefetch.global.L2 [%0];" ::"l"(sp + a.pitch * a.sw));
             }
         }
         if (DIAG)
@@ -431,6 +434,12 @@ extern "C" int gvis_cu_sgm_down_ok(int D, int census, int stride)
     return !(e && *e == '0') && gvis_cu_sgm_rows_ok(D, census, stride);
 }
 
+extern "C" int gvis_cu_sgm_up_ok(int D, int census, int stride)
+{
+    const char *e = getenv("GVIS_SGM_UP");
+    return !(e && *e == '0') && gvis_cu_sgm_down_ok(D, census, stride);
+}
+
 extern "C" size_t gvis_cu_sgm_down_ring_bytes(int width)
 {
     if (width <= 0)
@@ -440,10 +449,10 @@ extern "C" size_t gvis_cu_sgm_down_ring_bytes(int width)
     return n > 1 ? (size_t)n * 2 * RING * 64 * sizeof(uint32_t) : 0; // (one tile: no neighbours)
 }
 
-extern "C" int gvis_cu_sgm_down_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
-                                    const uint8_t *luts, int width, int height, int D, int min_disp, int census,
-                                    int p1, int p2, int p2_adapt, int paths, uint16_t *d_sum, int stride,
-                                    uint32_t *d_ring, size_t ring_bytes, void *stream)
+// The pass downwards, or upwards (up: the image flipped, its rows walked from the bottom).
+static int fused_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, const uint8_t *luts,
+                     int width, int height, int D, int min_disp, int census, int p1, int p2, int p2_adapt, int paths,
+                     uint16_t *d_sum, int stride, uint32_t *d_ring, size_t ring_bytes, bool up, void *stream)
 {
     if (!d_cl || !d_cr || !d_guide || !d_sum || width <= 0 || height <= 0 || D <= 64 || D > 128 || D % 16 ||
         census != 1 || stride != 128 || (paths != 4 && paths != 8) || (long long)width * height > (1LL << 40))
@@ -460,6 +469,12 @@ extern "C" int gvis_cu_sgm_down_sum(const uint64_t *d_cl, const uint64_t *d_cr, 
     a.ring = d_ring;
     a.ntiles = ntiles;
     a.off = off;
+    a.pitch = width;
+    if (up) {
+        const ptrdiff_t last = (ptrdiff_t)(height - 1) * width;
+        a.cl += last, a.cr += last, a.guide += last, a.sum += last * a.sw;
+        a.pitch = -(ptrdiff_t)width;
+    }
     const bool full = D == 128, adc = luts != nullptr;
     const bool pf = down_pf();
     const void *fn = diag ? (pf ? down_fn<true, true>(full, adc) : down_fn<true, false>(full, adc))
@@ -491,4 +506,22 @@ extern "C" int gvis_cu_sgm_down_sum(const uint64_t *d_cl, const uint64_t *d_cr, 
         return -1;
     }
     return (int)e;
+}
+
+extern "C" int gvis_cu_sgm_down_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
+                                    const uint8_t *luts, int width, int height, int D, int min_disp, int census,
+                                    int p1, int p2, int p2_adapt, int paths, uint16_t *d_sum, int stride,
+                                    uint32_t *d_ring, size_t ring_bytes, void *stream)
+{
+    return fused_sum(d_cl, d_cr, d_guide, luts, width, height, D, min_disp, census, p1, p2, p2_adapt, paths, d_sum,
+                     stride, d_ring, ring_bytes, false, stream);
+}
+
+extern "C" int gvis_cu_sgm_up_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
+                                  const uint8_t *luts, int width, int height, int D, int min_disp, int census, int p1,
+                                  int p2, int p2_adapt, int paths, uint16_t *d_sum, int stride, uint32_t *d_ring,
+                                  size_t ring_bytes, void *stream)
+{
+    return fused_sum(d_cl, d_cr, d_guide, luts, width, height, D, min_disp, census, p1, p2, p2_adapt, paths, d_sum,
+                     stride, d_ring, ring_bytes, true, stream);
 }

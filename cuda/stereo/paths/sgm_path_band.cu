@@ -75,6 +75,15 @@ extern "C" int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d
                 return e;
             pass0 = e == 0;
         }
+        // and the upward ones the same way
+        if (pass0 == 1 && passes == 2 && gvis_cu_sgm_up_ok(D, census, stride)) {
+            e = gvis_cu_sgm_up_sum(d_cl, d_cr, d_guide, luts, width, height, D, min_disp, census, p1, p2, p2_adapt,
+                                   paths, d_sum, stride, d_state, gvis_cu_sgm_band_state_bytes(width, height, stride),
+                                   stream);
+            if (e > 0)
+                return e;
+            pass0 += e == 0;
+        }
         return band_walks(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2, p2_adapt,
                           paths, band, pass0, passes, d_sum, stride, d_state, (cudaStream_t)stream);
     }

@@ -198,6 +198,152 @@ struct rows_walk {
     }
 };
 
+// One row's walk, a way a line of L = 64 / P lanes (GVIS_SGM_ROWS_P=h: P = 4, a row a warp,
+// lanes 0-15 forwards and 16-31 backwards; h8: P = 8, two rows a warp).  The backward line
+// walks the mirrored row: its step t is at x = W - 1 - t and its lane ln holds the mirrored
+// disparities j = kb + i, kb + i + 32 (k = 127 - j), so the right code of j at step t is at
+// cb + s (t - j) in both lines (s = 1, cb = -md forwards; s = -1, cb = W - 128 - md
+// backwards) and both run the forward walk's instructions: the same windows, shuffles and
+// ends, no divergence.  Mirrored word w = P ln + i is the sum's word 63 - w with its halves
+// swapped, so the backward lanes store and load words 64 - P (ln + 1) .. 63 - P ln in
+// reverse order, swapped by one byte permute a word.  The first visit of a pixel is the
+// other line's, so a second visit's words are loaded after a __syncwarp (the row's stores
+// before it are seen by its lanes after it).
+template <int P, bool FULL, bool ADC>
+struct rows_half {
+    static constexpr int L = run_shape<P>::L, Q = run_shape<P>::Q;
+    const rows_args &a;
+    run_lane<P, FULL> r;
+    const uint8_t *p2lut, *ad;
+    const uint64_t *cl, *cr;
+    const uint8_t *gd;
+    uint32_t *srow;
+    int W, s, x0, cb;
+    uint32_t perm;  // the store's byte permute: identity forwards, reversed and swapped backwards
+    unsigned rmask; // the row's lanes (both halves)
+    // the window: [run][slot], run 0 j = kb + i, run 1 j + 32; element i in slot (i - t) mod P
+    uint32_t wc[2][P];
+    int wg[2][P];
+    uint32_t pv[P], old[P];
+    uint64_t lc, nc; // nc: the code that enters the window after this step (j = 0)
+    int g, gp, m;
+
+    __device__ __forceinline__ rows_half(const rows_args &a_, int y, const uint8_t *p2lut_, const uint8_t *ad_)
+        : a(a_), r(a_.D), p2lut(p2lut_), ad(ad_)
+    {
+        W = a.width;
+        const bool bw = (threadIdx.x & L) != 0;
+        s = bw ? -1 : 1, x0 = bw ? W - 1 : 0, cb = bw ? W - 128 - a.min_disp : -a.min_disp;
+        perm = bw ? 0x5476u : 0x3210u;
+        rmask = line_mask<2 * L>((int)(threadIdx.x & 31));
+        if (!FULL && bw) // the mirrored halves' validity: k = 127 - j below D
+#pragma unroll
+            for (int i = 0; i < P; i++)
+                r.vm[i] = (127 - (r.kb + i) < a.D ? 0xffffu : 0u) | (95 - (r.kb + i) < a.D ? 0xffff0000u : 0u);
+        const size_t row = (size_t)y * W;
+        cl = a.cl + row, cr = a.cr + row, gd = a.guide + row;
+        srow = a.sum + row * a.sw + (bw ? 64 - P * (r.ln + 1) : P * r.ln);
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int i = 0; i < P; i++) {
+                const uint64_t c = __ldg(cr + clampx(cb - s * (r.kb + i + 32 * h), W));
+                wc[h][i] = (uint32_t)c, wg[h][i] = (int)(c >> 32);
+            }
+        lc = __ldg(cl + x0), g = __ldg(gd + x0), gp = 0, m = 0;
+#pragma unroll
+        for (int j = 0; j < P; j++)
+            pv[j] = old[j] = 0;
+        nc = __ldg(cr + clampx(cb + s, W));
+    }
+
+    template <int PH>
+    __device__ __forceinline__ void step(int t)
+    {
+        const uint32_t BIG2 = BIG * 0x10001u;
+        const int ln = r.ln, q = r.q, x = x0 + s * t;
+        // the next step's code and guide, and the code that enters the window after the next
+        // step (j = 0 at step t + 2): a step ahead of their use
+        const int x1 = clampx(x + s, W);
+        const uint64_t l1 = __ldg(cl + x1), n1 = __ldg(cr + clampx(cb + s * (t + 2), W));
+        const int g1 = __ldg(gd + x1);
+        uint32_t c[P], u[P];
+#pragma unroll
+        for (int i = 0; i < P; i++) {
+            const int k = (i - PH) & (P - 1);
+            c[i] = rcost<ADC>((uint32_t)lc, g, wc[0][k], wg[0][k], ad) |
+                   rcost<ADC>((uint32_t)lc, g, wc[1][k], wg[1][k], ad) << 16;
+        }
+        if (t == 0) {
+#pragma unroll
+            for (int j = 0; j < P; j++)
+                u[j] = FULL ? c[j] : (c[j] & r.vm[j]) | (BIG2 & ~r.vm[j]);
+        } else {
+            run_step<P, FULL>(pv, m, c, a.p1, p2lut[abs(g - gp)], r, u);
+        }
+        uint32_t mm = u[0];
+#pragma unroll
+        for (int j = 0; j < P; j++) {
+            pv[j] = u[j];
+            mm = __vmins2(mm, u[j]);
+            if (!FULL) // the halves past D add 0
+                u[j] &= r.vm[j];
+        }
+        // the sum's words in memory order: first visits store, second visits add to what the
+        // other half stored
+        uint32_t v[P];
+#pragma unroll
+        for (int j = 0; j < P; j++)
+            v[j] = __byte_perm(u[j], u[P - 1 - j], perm);
+        uint32_t *d = srow + (size_t)x * a.sw;
+        if (2 * t < W - 1) {
+            words_store<P>(d, v);
+        } else if (2 * t > W - 1) {
+#pragma unroll
+            for (int j = 0; j < P; j++)
+                v[j] += old[j];
+            words_store<P>(d, v);
+        } else { // W odd, the middle pixel: the forward half stores, the backward one adds
+            if (s > 0)
+                words_store<P>(d, v);
+            __syncwarp(rmask);
+            if (s < 0) {
+                words_load<P>(d, old);
+#pragma unroll
+                for (int j = 0; j < P; j++)
+                    v[j] += old[j];
+                words_store<P>(d, v);
+            }
+        }
+        // the next second visit's words (stored at step W - 2 - t <= t by the other half),
+        // and those pf steps on into L2
+        if (2 * (t + 1) > W - 1 && t + 1 < W) {
+            __syncwarp(rmask);
+            words_load<P>(d + s * a.sw, old);
+        }
+        if (a.pf > 0 && 2 * (t + a.pf) > W - 1 && t + a.pf < W)
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(d + (ptrdiff_t)s * a.pf * a.sw));
+        m = line_min<L>(min((int)(mm & 0xffffu), (int)(mm >> 16)), r.gmask);
+        // the window moves: element P - 1's slot takes the new element 0 (the run below's
+        // element P - 1: lane ln - 1's run, or at q = 0 the other block's last lane; j = 0
+        // loaded)
+        const unsigned gm = r.gmask;
+        const int k = (P - 1 - PH) & (P - 1);
+        const int s0 = (ln + L - 1) & (L - 1), s1 = q > 0 ? ln - 1 : ln + Q - 1;
+        const uint32_t c0 = __shfl_sync(gm, q < Q - 1 ? wc[0][k] : wc[1][k], s0, L);
+        const uint32_t c1 = __shfl_sync(gm, q < Q - 1 ? wc[1][k] : wc[0][k], s1, L);
+        wc[0][k] = ln == 0 ? (uint32_t)nc : c0;
+        wc[1][k] = c1;
+        if (ADC) {
+            const int g0 = __shfl_sync(gm, q < Q - 1 ? wg[0][k] : wg[1][k], s0, L);
+            const int g1 = __shfl_sync(gm, q < Q - 1 ? wg[1][k] : wg[0][k], s1, L);
+            wg[0][k] = ln == 0 ? (int)(nc >> 32) : g0, wg[1][k] = g1;
+        }
+        gp = g;
+        lc = l1, g = g1, nc = n1;
+    }
+};
+
 // Steps t + PH .. t + P - 1 (below W), each with its phase.
 template <int PH, int P, class RW>
 __device__ __forceinline__ void steps_from(RW &rw, int t, int W)
@@ -230,14 +376,40 @@ __global__ void __launch_bounds__(WARPS * 32) rows_kernel(rows_args a)
         steps_from<0, P>(rw, t, a.width);
 }
 
-// Pairs a lane: 2 (a warp a row: 2,160 warps at 4K) unless GVIS_SGM_ROWS_P=4 (16 lanes, two
-// rows a warp).  At 3840x2160, D = 128 on an H100, 2 pairs took 4.19 ms under ncu (2.19 G
-// instructions, 3.6 warps a scheduler issuing 0.72 a cycle) and 4 pairs 4.28 (1.65 G, 2.0
-// warps issuing 0.55); 8 pairs (1.0 warp a scheduler) 7.15 (docs/notes-sgm-gpu.md).
+// A block walks WARPS x 16 / L rows, a way a line of L lanes (rows_half).
+template <int P, bool FULL, bool ADC>
+__global__ void __launch_bounds__(WARPS * 32) rows_kernel_h(rows_args a)
+{
+    __shared__ uint8_t p2lut[256];
+    __shared__ uint8_t ad[256];
+    fill_p2lut(p2lut, a.p1, a.p2, a.p2_adapt);
+    if (ADC)
+        for (int i = threadIdx.x; i < 256; i += blockDim.x)
+            ad[i] = a.luts[64 + min(i, 63)];
+    __syncthreads();
+    constexpr int L = run_shape<P>::L;
+    const int y = (int)(blockIdx.x * WARPS + (threadIdx.x >> 5)) * (16 / L) + (int)(threadIdx.x & 31) / (2 * L);
+    if (y >= a.height)
+        return; // the row's lanes together
+    rows_half<P, FULL, ADC> rw(a, y, p2lut, ad);
+    for (int t = 0; t < a.width; t += P)
+        steps_from<0, P>(rw, t, a.width);
+}
+
+// The lanes' layout: a way a line of 4 pairs a lane, a row a warp (rows_half: -4, the
+// default), or GVIS_SGM_ROWS_P=h8 a way a line of 8 pairs, two rows a warp (-8); both ways
+// in each lane with 2 pairs (=2: a warp a row) or 4 (=4: two rows a warp).  At 3840x2160,
+// D = 128 on an H100 under ncu: both ways with 2 pairs 4.00 ms (2.11 G instructions, 14.6
+// warps a multiprocessor), a way a line 3.90 (1.91 G, 15.2 warps) and with 8 pairs 3.88
+// (1.29 G, 8.1 warps); the command 12.22-12.24 ms against 12.25-12.26, and at D 96 14.02
+// against 14.53 (calls 121-122).  Before: 4 pairs both ways 4.28, 8 pairs 7.15
+// (docs/notes-sgm-gpu.md).
 int rows_pairs(void)
 {
     const char *e = getenv("GVIS_SGM_ROWS_P");
-    return e && *e == '4' ? 4 : 2;
+    if (!e || !*e)
+        return -4;
+    return *e == '4' ? 4 : *e == '2' ? 2 : *e == 'h' && e[1] == '8' ? -8 : -4;
 }
 
 // The L2 prefetch distance of the second visits' words, in steps (GVIS_SGM_ROWS_PF; 0:
@@ -257,6 +429,17 @@ void rows_launch(bool full, bool adc, dim3 grid, cudaStream_t s, const rows_args
     else
         adc ? rows_kernel<P, false, true><<<grid, WARPS * 32, 0, s>>>(a)
             : rows_kernel<P, false, false><<<grid, WARPS * 32, 0, s>>>(a);
+}
+
+template <int P>
+void rows_launch_h(bool full, bool adc, dim3 grid, cudaStream_t s, const rows_args &a)
+{
+    if (full)
+        adc ? rows_kernel_h<P, true, true><<<grid, WARPS * 32, 0, s>>>(a)
+            : rows_kernel_h<P, true, false><<<grid, WARPS * 32, 0, s>>>(a);
+    else
+        adc ? rows_kernel_h<P, false, true><<<grid, WARPS * 32, 0, s>>>(a)
+            : rows_kernel_h<P, false, false><<<grid, WARPS * 32, 0, s>>>(a);
 }
 
 } // namespace
@@ -279,10 +462,15 @@ extern "C" int gvis_cu_sgm_rows_sum(const uint64_t *d_cl, const uint64_t *d_cr, 
     a.sum = reinterpret_cast<uint32_t *>(d_sum);
     a.sw = stride / 2;
     a.pf = rows_prefetch();
-    const int P = rows_pairs(), per = WARPS * P / 2; // rows a block
+    const int P = rows_pairs(), per = P < 0 ? WARPS * -P / 4 : WARPS * P / 2; // rows a block
     const dim3 grid((unsigned)((height + per - 1) / per));
     cudaStream_t s = (cudaStream_t)stream;
-    if (P == 4)
+    const bool full = D == 128, adc = luts != nullptr;
+    if (P == -4)
+        rows_launch_h<4>(full, adc, grid, s, a);
+    else if (P == -8)
+        rows_launch_h<8>(full, adc, grid, s, a);
+    else if (P == 4)
         rows_launch<4>(D == 128, luts != nullptr, grid, s, a);
     else
         rows_launch<2>(D == 128, luts != nullptr, grid, s, a);

@@ -91,6 +91,13 @@ size_t gvis_cu_sgm_down_ring_bytes(int width);
 int gvis_cu_sgm_down_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, const uint8_t *luts,
                          int width, int height, int D, int min_disp, int census, int p1, int p2, int p2_adapt,
                          int paths, uint16_t *d_sum, int stride, uint32_t *d_ring, size_t ring_bytes, void *stream);
+/* The upward directions (0, -1), (-1, -1) and (1, -1) the same way: the same pass over the
+ * image flipped, its rows walked from the bottom (after the downward ones added theirs;
+ * GVIS_SGM_UP=0: gvis_cu_sgm_up_ok false).  The same arguments and returns. */
+int gvis_cu_sgm_up_ok(int D, int census, int stride);
+int gvis_cu_sgm_up_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, const uint8_t *luts,
+                       int width, int height, int D, int min_disp, int census, int p1, int p2, int p2_adapt, int paths,
+                       uint16_t *d_sum, int stride, uint32_t *d_ring, size_t ring_bytes, void *stream);
 
 /* sgm_path_band.cu: the same sum volume as gvis_cu_sgm_path_sum with add = 0 over all
  * `paths` (4 or 8) directions, the vertical and diagonal ones walked in bands of `band` rows
