@@ -454,10 +454,16 @@ int main(void)
     /* the downward pass fused: 1x1, a column, one tile of 16 and less, two and three tiles
      * with W % 16 = 1 (shifted tiles), 2 and 3, many tiles, D 80 .. 128 */
     const int downs[][3] = {{1, 1, 128},  {1, 6, 96},   {2, 3, 128},  {16, 5, 128},  {17, 9, 80},    {18, 7, 128},
-                            {33, 7, 112}, {34, 6, 128}, {51, 5, 96},  {97, 11, 128}, {631, 13, 128}, {300, 4, 96}};
+                            {33, 7, 112}, {34, 6, 128}, {51, 5, 96},  {97, 11, 128}, {631, 13, 128}, {300, 4, 96},
+                            {40, 2, 128}, {65, 3, 96},  {203, 40, 128}};
     for (size_t i = 0; i < sizeof downs / sizeof downs[0]; i++)
         check_down(downs[i][0], downs[i][1], downs[i][2], i % 2 ? GVIS_COST_CENSUS : GVIS_COST_ADCENSUS,
                    i % 3 == 0 ? -3 : i % 3 == 1 ? 0 : 7);
+    /* and with the halo warp of before (GVIS_SGM_DOWN_HALO=1) */
+    setenv("GVIS_SGM_DOWN_HALO", "1", 1);
+    for (size_t i = 4; i < sizeof downs / sizeof downs[0]; i += 3)
+        check_down(downs[i][0], downs[i][1], downs[i][2], i % 2 ? GVIS_COST_CENSUS : GVIS_COST_ADCENSUS, 0);
+    unsetenv("GVIS_SGM_DOWN_HALO");
     progress("down done");
 
     /* the pipeline on the sum volume: bands of 5 rows, one band, whole */

@@ -233,8 +233,10 @@ constexpr int DP = 8, TW = 16, TWW = TW / 4;
 // A block walks the tile of TW columns from x0 = TW blockIdx.x - off down every row: warps
 // 0 .. TWW - 1 four columns each, and with DIAG (8 paths) warp TWW the halo (line 0 column
 // -1's (1, 1) path, line 1 column TW's (-1, 1) path; lines 2 and 3 idle).
-template <bool FULL, bool ADC, bool DIAG, bool PF>
-__global__ void __launch_bounds__((TWW + DIAG) * 32) down_kernel(down_args a)
+// HALO false (GVIS_SGM_DOWN_HALO=0): no halo warp; column 0's (1, 1) step takes the left
+// tile's column TW - 1 from the ring, column TW - 1's (-1, 1) step the right tile's column 0.
+template <bool FULL, bool ADC, bool DIAG, bool PF, bool HALO = true>
+__global__ void __launch_bounds__((TWW + (DIAG && HALO)) * 32) down_kernel(down_args a)
 {
     constexpr int P = DP, NS = DIAG ? TW + 2 : 1;
     __shared__ uint8_t p2lut[256];
@@ -262,7 +264,7 @@ __global__ void __launch_bounds__((TWW + DIAG) * 32) down_kernel(down_args a)
     const int warp = (int)(threadIdx.x >> 5), li = (int)(threadIdx.x & 31) >> 3;
     const run_lane<P, FULL> r(a.D);
     const int ln = r.ln;
-    const bool halo = DIAG && warp == TWW;
+    const bool halo = DIAG && HALO && warp == TWW;
     const bool right = halo && li == 1;
     const int c = !halo ? 4 * warp + li : right ? TW : -1, x = x0 + c;
     const bool live = x >= 0 && x < W && !(halo && li >= 2);
@@ -273,13 +275,21 @@ __global__ void __launch_bounds__((TWW + DIAG) * 32) down_kernel(down_args a)
     const uint32_t *nb = halo && live && px >= 0 && px < W
                              ? a.ring + (size_t)(2 * (tile + (right ? 1 : -1)) + right) * RING * 64 + P * ln
                              : nullptr;
+    // without the halo: column 0's ring is the left tile's (1, 1) costs of its column TW - 1,
+    // column TW - 1's the right tile's (-1, 1) costs of its column 0
+    const bool fromL = DIAG && !HALO && c == 0 && tile > 0 && live && x > 0;
+    const bool fromR = DIAG && !HALO && c == TW - 1 && tile + 1 < a.ntiles && live && x + 1 < W;
+    const uint32_t *nbe = fromL   ? a.ring + (size_t)(2 * (tile - 1)) * RING * 64 + P * ln
+                          : fromR ? a.ring + (size_t)(2 * (tile + 1) + 1) * RING * 64 + P * ln
+                                  : nullptr;
     // this line's published costs: column TW - 2's (1, 1) where a tile follows, column 1's
     // (-1, 1) where one precedes
-    uint32_t *pubR = DIAG && !halo && c == TW - 2 && tile + 1 < a.ntiles
+    uint32_t *pubR = DIAG && !halo && c == (HALO ? TW - 2 : TW - 1) && tile + 1 < a.ntiles
                          ? a.ring + (size_t)(2 * tile) * RING * 64 + P * ln
                          : nullptr;
-    uint32_t *pubL = DIAG && !halo && c == 1 && tile > 0 ? a.ring + (size_t)(2 * tile + 1) * RING * 64 + P * ln
-                                                         : nullptr;
+    uint32_t *pubL = DIAG && !halo && c == (HALO ? 1 : 0) && tile > 0
+                         ? a.ring + (size_t)(2 * tile + 1) * RING * 64 + P * ln
+                         : nullptr;
     uint32_t pv[P], old[P], pre[P]; // pre: the halo's ring words
 #pragma unroll
     for (int j = 0; j < P; j++)
@@ -308,6 +318,8 @@ __global__ void __launch_bounds__((TWW + DIAG) * 32) down_kernel(down_args a)
         // against 4.54 (calls 115-116)
         if (nb && y >= 1)
             ring_load<P>(nb + ((y - 1) & (RING - 1)) * 64, pre);
+        if (!HALO && nbe && y >= 1)
+            ring_load<P>(nbe + ((y - 1) & (RING - 1)) * 64, pre);
         uint32_t cst[P];
         const int g = pc.g;
         pc.costs(ad, cst); // (a line out of the image: garbage, never kept)
@@ -343,13 +355,34 @@ __global__ void __launch_bounds__((TWW + DIAG) * 32) down_kernel(down_args a)
             if (DIAG) {
                 // (1, 1) from column c - 1 of the row before, (-1, 1) from column c + 1
                 uint32_t prev[P], cl_[P];
+                int me = BIG; // (without the halo) the neighbour's column's minimum
+                if (!HALO) {
+                    if (nbe && y >= 1) { // polled again only where not yet all there
+                        const uint32_t tag = row_tag(y - 1);
+                        if (!__all_sync(r.gmask, ring_tagged<P>(pre, tag)))
+                            ring_get<P>(nbe + ((y - 1) & (RING - 1)) * 64, pre, tag, r.gmask);
+                    }
+#pragma unroll
+                    for (int j = 0; j < P; j++)
+                        pre[j] &= 0x3fff3fffu;
+                    me = run_min<P, FULL>(pre, r);
+                }
+                const bool eL = !HALO && fromL && y >= 1, eR = !HALO && fromR && y >= 1;
                 slot_get<P>(sR[q][c], ln, prev);
-                run_step<P, FULL>(prev, mR[q][c], cst, a.p1, p2lut[abs(g - gl)], r, cur);
+                if (!HALO)
+#pragma unroll
+                    for (int j = 0; j < P; j++)
+                        prev[j] = eL ? pre[j] : prev[j];
+                run_step<P, FULL>(prev, eL ? me : mR[q][c], cst, a.p1, p2lut[abs(g - gl)], r, cur);
                 ring_put<P>(pubR != nullptr, pubR + (y & (RING - 1)) * 64, cur, row_tag(y));
                 slot_put<P>(sR[p][c + 1], ln, cur);
                 mR[p][c + 1] = run_min<P, FULL>(cur, r); // (the line's lanes, one value)
                 slot_get<P>(sL[q][c + 2], ln, prev);
-                run_step<P, FULL>(prev, mL[q][c + 2], cst, a.p1, p2lut[abs(g - gr)], r, cl_);
+                if (!HALO)
+#pragma unroll
+                    for (int j = 0; j < P; j++)
+                        prev[j] = eR ? pre[j] : prev[j];
+                run_step<P, FULL>(prev, eR ? me : mL[q][c + 2], cst, a.p1, p2lut[abs(g - gr)], r, cl_);
                 ring_put<P>(pubL != nullptr, pubL + (y & (RING - 1)) * 64, cl_, row_tag(y));
                 slot_put<P>(sL[p][c + 1], ln, cl_);
                 mL[p][c + 1] = run_min<P, FULL>(cl_, r);
@@ -408,12 +441,20 @@ bool down_pf(void)
     return !(e && *e == '0');
 }
 
-template <bool DIAG, bool PF>
+template <bool DIAG, bool PF, bool HALO = true>
 const void *down_fn(bool full, bool adc)
 {
-    return full ? (adc ? (const void *)down_kernel<true, true, DIAG, PF> : (const void *)down_kernel<true, false, DIAG, PF>)
-                : (adc ? (const void *)down_kernel<false, true, DIAG, PF>
-                       : (const void *)down_kernel<false, false, DIAG, PF>);
+    return full ? (adc ? (const void *)down_kernel<true, true, DIAG, PF, HALO>
+                       : (const void *)down_kernel<true, false, DIAG, PF, HALO>)
+                : (adc ? (const void *)down_kernel<false, true, DIAG, PF, HALO>
+                       : (const void *)down_kernel<false, false, DIAG, PF, HALO>);
+}
+
+// The halo warp (GVIS_SGM_DOWN_HALO=1) or none.
+bool down_halo(void)
+{
+    const char *e = getenv("GVIS_SGM_DOWN_HALO");
+    return e && *e == '1';
 }
 
 // The tiles of a row of width W, and the columns the first one leaves out (off): where
@@ -477,9 +518,11 @@ static int fused_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *
     }
     const bool full = D == 128, adc = luts != nullptr;
     const bool pf = down_pf();
-    const void *fn = diag ? (pf ? down_fn<true, true>(full, adc) : down_fn<true, false>(full, adc))
-                          : (pf ? down_fn<false, true>(full, adc) : down_fn<false, false>(full, adc));
-    const dim3 grid((unsigned)ntiles), block((unsigned)((TWW + diag) * 32));
+    const bool halo = diag && down_halo();
+    const void *fn = !diag  ? (pf ? down_fn<false, true>(full, adc) : down_fn<false, false>(full, adc))
+                     : halo ? (pf ? down_fn<true, true>(full, adc) : down_fn<true, false>(full, adc))
+                            : (pf ? down_fn<true, true, false>(full, adc) : down_fn<true, false, false>(full, adc));
+    const dim3 grid((unsigned)ntiles), block((unsigned)((TWW + halo) * 32));
     cudaStream_t s = (cudaStream_t)stream;
     void *args[] = {&a};
     if (!diag)
