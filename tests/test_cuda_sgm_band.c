@@ -367,6 +367,22 @@ static void check_down(int W, int H, int D, int cost, int min_disp)
         bad = sum_diff(vol, stride, n, D, paths == 8 ? all8 : all4, NULL);
         CHECKF(bad == 0, "up %dx%d D %d %s min-disp %d, %d paths: %zu of %zu values differ", W, H, D,
                c.tab ? "ad-census" : "census", min_disp, paths, bad, n * stride);
+        /* both at once: 8 paths, two tiles or more, two rows or more, no halo; else not taken */
+        CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0 && gvis_cu_memset(job, d_ring, 0x3c, rbytes) == 0);
+        CHECK(gvis_cu_sgm_rows_sum(c.d_cl, c.d_cr, c.d_gl, c.tab, W, H, D, p.min_disp, 1, p.p1, p.p2, p.p2_adapt,
+                                   d_vol, stride, stream) == 0);
+        const int b = gvis_cu_sgm_updown_sum(c.d_cl, c.d_cr, c.d_gl, c.tab, W, H, D, p.min_disp, 1, p.p1, p.p2,
+                                             p.p2_adapt, paths, d_vol, stride, d_ring, rbytes, stream);
+        const char *h = getenv("GVIS_SGM_DOWN_HALO");
+        if (paths == 4 || W <= 16 || H < 2 || (h && *h == '1')) {
+            CHECKF(b == -1, "updown %dx%d paths %d: %d, not -1", W, H, paths, b);
+            continue;
+        }
+        CHECKF(b == 0, "updown %dx%d D %d: %d", W, H, D, b);
+        down(vol, d_vol, bytes);
+        bad = sum_diff(vol, stride, n, D, all8, NULL);
+        CHECKF(bad == 0, "updown %dx%d D %d %s min-disp %d: %zu of %zu values differ", W, H, D,
+               c.tab ? "ad-census" : "census", min_disp, bad, n * stride);
     }
     /* refused: the 9x7 census, D outside 65 .. 128, another stride, 6 paths, a ring too small;
      * and the knob */

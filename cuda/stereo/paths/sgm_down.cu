@@ -160,6 +160,28 @@ __device__ __forceinline__ uint64_t code_at(const uint64_t *p)
     return __ldg(reinterpret_cast<const uint32_t *>(p));
 }
 
+// BOTH: a walk's progress, a warp each: its last row published (-1: none).  Published after
+// a fence (the warp's stores before it), read with a fence after (the words after it).
+
+__device__ __forceinline__ void prog_put(int *p, int v)
+{
+    __threadfence();
+    asm volatile("st.volatile.global.s32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ void prog_wait(const int *p, int need)
+{
+    for (long long spins = 0;; spins++) {
+        int v;
+        asm volatile("ld.volatile.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+        if (v >= need)
+            break;
+        if (spins > (1LL << 24))
+            __trap(); // a walk that never gets there: a bug, not a wait
+    }
+    __threadfence();
+}
+
 // What a lane reads to make a pixel's costs, loaded a row ahead of their use: the left code
 // and guide value, and the right codes of pair i (k = kb + i, k + 32).
 template <int P, bool ADC>
@@ -168,10 +190,10 @@ struct pixel_codes {
     int g;
     uint64_t lo[P], hi[P];
 
-    __device__ __forceinline__ void load(const down_args &a, int kb, int x, int y)
+    __device__ __forceinline__ void load(const down_args &a, ptrdiff_t base, ptrdiff_t pitch, int kb, int x, int y)
     {
         const int W = a.width;
-        const ptrdiff_t row = (ptrdiff_t)y * a.pitch;
+        const ptrdiff_t row = base + (ptrdiff_t)y * pitch;
         l = (uint32_t)__ldg(a.cl + row + x);
         g = __ldg(a.guide + row + x);
         const uint64_t *cr = a.cr + row;
@@ -235,8 +257,12 @@ constexpr int DP = 8, TW = 16, TWW = TW / 4;
 // -1's (1, 1) path, line 1 column TW's (-1, 1) path; lines 2 and 3 idle).
 // HALO false (GVIS_SGM_DOWN_HALO=0): no halo warp; column 0's (1, 1) step takes the left
 // tile's column TW - 1 from the ring, column TW - 1's (-1, 1) step the right tile's column 0.
-template <bool FULL, bool ADC, bool DIAG, bool PF, bool HALO = true>
-__global__ void __launch_bounds__((TWW + (DIAG && HALO)) * 32) down_kernel(down_args a)
+// BOTH (with DIAG, PF, no HALO): blocks ntiles .. 2 ntiles - 1 walk the same tiles upwards at
+// the same time (the image flipped), with a ring of their own; a row's two visits add into
+// its words in turn: the first visitor's warp publishes its progress, the second waits on it
+// before it loads the words (down first above the middle row, up first below).
+template <bool FULL, bool ADC, bool DIAG, bool PF, bool HALO = true, bool BOTH = false>
+__global__ void __launch_bounds__((TWW + (DIAG && HALO)) * 32, BOTH ? 4 : 1) down_kernel(down_args a)
 {
     constexpr int P = DP, NS = DIAG ? TW + 2 : 1;
     __shared__ uint8_t p2lut[256];
@@ -260,7 +286,11 @@ __global__ void __launch_bounds__((TWW + (DIAG && HALO)) * 32) down_kernel(down_
             (&mR[0][0])[i] = (&mL[0][0])[i] = BIG;
     }
     __syncthreads();
-    const int W = a.width, H = a.height, tile = (int)blockIdx.x, x0 = tile * TW - a.off;
+    const bool upb = BOTH && (int)blockIdx.x >= a.ntiles;
+    const int W = a.width, H = a.height, tile = (int)blockIdx.x - (upb ? a.ntiles : 0), x0 = tile * TW - a.off;
+    // the walk's rows: step y at base + y pitch of the image (BOTH's upward blocks: flipped)
+    const ptrdiff_t base = upb ? (ptrdiff_t)(H - 1) * W : 0, pitch = upb ? -(ptrdiff_t)W : a.pitch;
+    uint32_t *const ring = a.ring + (upb ? (size_t)a.ntiles * 2 * RING * 64 : 0);
     const int warp = (int)(threadIdx.x >> 5), li = (int)(threadIdx.x & 31) >> 3;
     const run_lane<P, FULL> r(a.D);
     const int ln = r.ln;
@@ -273,29 +303,29 @@ __global__ void __launch_bounds__((TWW + (DIAG && HALO)) * 32) down_kernel(down_
     // the image
     const int px = right ? x + 1 : x - 1;
     const uint32_t *nb = halo && live && px >= 0 && px < W
-                             ? a.ring + (size_t)(2 * (tile + (right ? 1 : -1)) + right) * RING * 64 + P * ln
+                             ? ring + (size_t)(2 * (tile + (right ? 1 : -1)) + right) * RING * 64 + P * ln
                              : nullptr;
     // without the halo: column 0's ring is the left tile's (1, 1) costs of its column TW - 1,
     // column TW - 1's the right tile's (-1, 1) costs of its column 0
     const bool fromL = DIAG && !HALO && c == 0 && tile > 0 && live && x > 0;
     const bool fromR = DIAG && !HALO && c == TW - 1 && tile + 1 < a.ntiles && live && x + 1 < W;
-    const uint32_t *nbe = fromL   ? a.ring + (size_t)(2 * (tile - 1)) * RING * 64 + P * ln
-                          : fromR ? a.ring + (size_t)(2 * (tile + 1) + 1) * RING * 64 + P * ln
+    const uint32_t *nbe = fromL   ? ring + (size_t)(2 * (tile - 1)) * RING * 64 + P * ln
+                          : fromR ? ring + (size_t)(2 * (tile + 1) + 1) * RING * 64 + P * ln
                                   : nullptr;
     // this line's published costs: column TW - 2's (1, 1) where a tile follows, column 1's
     // (-1, 1) where one precedes
     uint32_t *pubR = DIAG && !halo && c == (HALO ? TW - 2 : TW - 1) && tile + 1 < a.ntiles
-                         ? a.ring + (size_t)(2 * tile) * RING * 64 + P * ln
+                         ? ring + (size_t)(2 * tile) * RING * 64 + P * ln
                          : nullptr;
     uint32_t *pubL = DIAG && !halo && c == (HALO ? 1 : 0) && tile > 0
-                         ? a.ring + (size_t)(2 * tile + 1) * RING * 64 + P * ln
+                         ? ring + (size_t)(2 * tile + 1) * RING * 64 + P * ln
                          : nullptr;
     uint32_t pv[P], old[P], pre[P]; // pre: the halo's ring words
 #pragma unroll
     for (int j = 0; j < P; j++)
         pv[j] = BIG2, old[j] = 0, pre[j] = 0;
     int mv = BIG;
-    uint32_t *sp = a.sum + (size_t)(live ? x : 0) * a.sw + P * ln;
+    uint32_t *sp = a.sum + (base + (live ? x : 0)) * a.sw + P * ln;
     pixel_codes<P, ADC> pc; // (zeros until loaded: the costs of a line outside the image read
                             // the tables in range)
     pc.l = 0, pc.g = 0;
@@ -306,7 +336,7 @@ __global__ void __launch_bounds__((TWW + (DIAG && HALO)) * 32) down_kernel(down_
     // (x, y - 1) (the halo's lines: theirs in gl)
     int gl = 0, gr = 0, gv = 0;
     if (live) {
-        pc.load(a, r.kb, x, 0);
+        pc.load(a, base, pitch, r.kb, x, 0);
         if (!halo)
             words_load<P>(sp, old);
     }
@@ -399,34 +429,53 @@ __global__ void __launch_bounds__((TWW + (DIAG && HALO)) * 32) down_kernel(down_
             }
             mv = run_min<P, FULL>(cur, r);
             words_store<P>(sp, acc);
-            sp += a.pitch * a.sw;
+            sp += pitch * a.sw;
+        }
+        if (BOTH) {
+            // steps 0 .. lastf are the first visits of their rows (down: y <= (H - 1) / 2; up:
+            // H - 1 - y > (H - 1) / 2) and steps after it the second ones.  At step lastf a
+            // warp publishes, then waits for the other walk's warp of the same columns to have
+            // published its lastf (H - 2 - lastf, the other walk's step at the next row):
+            // the walks meet there once, and one fence a side orders every row
+            const int lastf = upb ? H / 2 - 1 : (H - 1) / 2;
+            if (y == lastf) {
+                int *const prog = reinterpret_cast<int *>(a.ring + (size_t)2 * a.ntiles * 2 * RING * 64);
+                __syncwarp();
+                if ((threadIdx.x & 31) == 0) {
+                    prog_put(prog + ((upb ? a.ntiles : 0) + tile) * TWW + warp, y);
+                    prog_wait(prog + ((upb ? 0 : a.ntiles) + tile) * TWW + warp, H - 2 - y);
+                }
+                __syncwarp();
+            }
         }
         // the next row's codes, guides and words, a row ahead of their use
         if (live && y + 1 < H) {
             gv = g;
-            const uint8_t *gd = a.guide + (ptrdiff_t)y * a.pitch + x;
+            const uint8_t *gd = a.guide + base + (ptrdiff_t)y * pitch + x;
             if (DIAG && halo && px >= 0 && px < W)
                 gl = __ldg(gd + (px - x)); // (the halo: its previous pixel's, either way)
             if (DIAG && !halo && x > 0)
                 gl = __ldg(gd - 1);
             if (DIAG && !halo && x + 1 < W)
                 gr = __ldg(gd + 1);
-            pc.load(a, r.kb, x, y + 1);
-            if (!halo)
+            pc.load(a, base, pitch, r.kb, x, y + 1);
+            if (BOTH)
+                words_load_cg<P>(sp, old); // (maybe the other walk's, stored on another multiprocessor)
+            else if (!halo)
                 words_load<P>(sp, old);
             if (PF && y + 2 < H) {
                 // two rows ahead: the right codes into L1 (both ends of the lane's two runs of
                 // 8), the sum's words into L2.  Loaded a row ahead only, the codes' first
                 // touch of a row came from DRAM after the barrier: long-scoreboard stalls 34 %
                 // of the warps' cycles, 8 % with the prefetch, 5.01 -> 4.66 ms (call 115)
-                const uint64_t *cr2 = a.cr + (ptrdiff_t)(y + 2) * a.pitch;
+                const uint64_t *cr2 = a.cr + base + (ptrdiff_t)(y + 2) * pitch;
                 const int xr = x - a.min_disp - r.kb;
                 asm volatile("prefetch.global.L1 [%0];" ::"l"(cr2 + clampx(xr, W)));
                 asm volatile("prefetch.global.L1 [%0];" ::"l"(cr2 + clampx(xr - (P - 1), W)));
                 asm volatile("prefetch.global.L1 [%0];" ::"l"(cr2 + clampx(xr - 32, W)));
                 asm volatile("prefetch.global.L1 [%0];" ::"l"(cr2 + clampx(xr - 32 - (P - 1), W)));
                 if (!halo)
-                    asm volatile("prefetch.global.L2 [%0];" ::"l"(sp + a.pitch * a.sw));
+                    asm volatile("prefetch.global.L2 [%0];" ::"l"(sp + pitch * a.sw));
             }
         }
         if (DIAG)
@@ -441,13 +490,13 @@ bool down_pf(void)
     return !(e && *e == '0');
 }
 
-template <bool DIAG, bool PF, bool HALO = true>
+template <bool DIAG, bool PF, bool HALO = true, bool BOTH = false>
 const void *down_fn(bool full, bool adc)
 {
-    return full ? (adc ? (const void *)down_kernel<true, true, DIAG, PF, HALO>
-                       : (const void *)down_kernel<true, false, DIAG, PF, HALO>)
-                : (adc ? (const void *)down_kernel<false, true, DIAG, PF, HALO>
-                       : (const void *)down_kernel<false, false, DIAG, PF, HALO>);
+    return full ? (adc ? (const void *)down_kernel<true, true, DIAG, PF, HALO, BOTH>
+                       : (const void *)down_kernel<true, false, DIAG, PF, HALO, BOTH>)
+                : (adc ? (const void *)down_kernel<false, true, DIAG, PF, HALO, BOTH>
+                       : (const void *)down_kernel<false, false, DIAG, PF, HALO, BOTH>);
 }
 
 // The halo warp (GVIS_SGM_DOWN_HALO=1) or none.
@@ -490,11 +539,21 @@ extern "C" size_t gvis_cu_sgm_down_ring_bytes(int width)
     return n > 1 ? (size_t)n * 2 * RING * 64 * sizeof(uint32_t) : 0; // (one tile: no neighbours)
 }
 
-// The pass downwards, or upwards (up: the image flipped, its rows walked from the bottom).
+// The ring and progress words of both walks at once (BOTH).
+static size_t both_bytes(int width)
+{
+    int off;
+    const int n = down_tiles(width, off);
+    return 2 * gvis_cu_sgm_down_ring_bytes(width) + (size_t)2 * n * TWW * sizeof(int);
+}
+
+// The pass downwards (mode 0), upwards (1: the image flipped, its rows walked from the
+// bottom), or both at once (2: -1 where not taken).
 static int fused_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, const uint8_t *luts,
                      int width, int height, int D, int min_disp, int census, int p1, int p2, int p2_adapt, int paths,
-                     uint16_t *d_sum, int stride, uint32_t *d_ring, size_t ring_bytes, bool up, void *stream)
+                     uint16_t *d_sum, int stride, uint32_t *d_ring, size_t ring_bytes, int mode, void *stream)
 {
+    const bool up = mode == 1, both = mode == 2;
     if (!d_cl || !d_cr || !d_guide || !d_sum || width <= 0 || height <= 0 || D <= 64 || D > 128 || D % 16 ||
         census != 1 || stride != 128 || (paths != 4 && paths != 8) || (long long)width * height > (1LL << 40))
         return (int)cudaErrorInvalidValue;
@@ -503,6 +562,8 @@ static int fused_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *
     const bool diag = paths == 8;
     if (diag && ntiles > 1 && (!d_ring || ring_bytes < gvis_cu_sgm_down_ring_bytes(width)))
         return (int)cudaErrorInvalidValue;
+    if (both && (!diag || ntiles < 2 || height < 2 || ring_bytes < both_bytes(width) || !down_pf() || down_halo()))
+        return -1;
     down_args a;
     args_inputs(a, d_cl, d_cr, d_guide, luts, width, height, D, min_disp, p1, p2, p2_adapt);
     a.sum = reinterpret_cast<uint32_t *>(d_sum);
@@ -519,10 +580,11 @@ static int fused_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *
     const bool full = D == 128, adc = luts != nullptr;
     const bool pf = down_pf();
     const bool halo = diag && down_halo();
-    const void *fn = !diag  ? (pf ? down_fn<false, true>(full, adc) : down_fn<false, false>(full, adc))
-                     : halo ? (pf ? down_fn<true, true>(full, adc) : down_fn<true, false>(full, adc))
-                            : (pf ? down_fn<true, true, false>(full, adc) : down_fn<true, false, false>(full, adc));
-    const dim3 grid((unsigned)ntiles), block((unsigned)((TWW + halo) * 32));
+    const void *fn = both   ? down_fn<true, true, false, true>(full, adc)
+                     : !diag ? (pf ? down_fn<false, true>(full, adc) : down_fn<false, false>(full, adc))
+                     : halo  ? (pf ? down_fn<true, true>(full, adc) : down_fn<true, false>(full, adc))
+                             : (pf ? down_fn<true, true, false>(full, adc) : down_fn<true, false, false>(full, adc));
+    const dim3 grid((unsigned)(both ? 2 * ntiles : ntiles)), block((unsigned)((TWW + halo) * 32));
     cudaStream_t s = (cudaStream_t)stream;
     void *args[] = {&a};
     if (!diag)
@@ -534,12 +596,13 @@ static int fused_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *
         cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, fn, (int)block.x, 0) != cudaSuccess || !coop ||
-        (long long)per * sms < ntiles) {
+        (long long)per * sms < (long long)grid.x) {
         (void)cudaGetLastError();
         return -1;
     }
     if (ntiles > 1) {
-        const cudaError_t e = cudaMemsetAsync(d_ring, 0xff, gvis_cu_sgm_down_ring_bytes(width), s);
+        const cudaError_t e =
+            cudaMemsetAsync(d_ring, 0xff, both ? both_bytes(width) : gvis_cu_sgm_down_ring_bytes(width), s);
         if (e != cudaSuccess)
             return (int)e;
     }
@@ -557,7 +620,7 @@ extern "C" int gvis_cu_sgm_down_sum(const uint64_t *d_cl, const uint64_t *d_cr, 
                                     uint32_t *d_ring, size_t ring_bytes, void *stream)
 {
     return fused_sum(d_cl, d_cr, d_guide, luts, width, height, D, min_disp, census, p1, p2, p2_adapt, paths, d_sum,
-                     stride, d_ring, ring_bytes, false, stream);
+                     stride, d_ring, ring_bytes, 0, stream);
 }
 
 extern "C" int gvis_cu_sgm_up_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
@@ -566,5 +629,17 @@ extern "C" int gvis_cu_sgm_up_sum(const uint64_t *d_cl, const uint64_t *d_cr, co
                                   size_t ring_bytes, void *stream)
 {
     return fused_sum(d_cl, d_cr, d_guide, luts, width, height, D, min_disp, census, p1, p2, p2_adapt, paths, d_sum,
-                     stride, d_ring, ring_bytes, true, stream);
+                     stride, d_ring, ring_bytes, 1, stream);
+}
+
+extern "C" int gvis_cu_sgm_updown_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide,
+                                      const uint8_t *luts, int width, int height, int D, int min_disp, int census,
+                                      int p1, int p2, int p2_adapt, int paths, uint16_t *d_sum, int stride,
+                                      uint32_t *d_ring, size_t ring_bytes, void *stream)
+{
+    const char *e = getenv("GVIS_SGM_UPDOWN");
+    if (e && *e == '0')
+        return -1;
+    return fused_sum(d_cl, d_cr, d_guide, luts, width, height, D, min_disp, census, p1, p2, p2_adapt, paths, d_sum,
+                     stride, d_ring, ring_bytes, 2, stream);
 }

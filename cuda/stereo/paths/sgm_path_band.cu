@@ -67,6 +67,14 @@ extern "C" int gvis_cu_sgm_path_sum_band(const uint64_t *d_cl, const uint64_t *d
         // the downward directions fused with their sum (sgm_down.cu) where its tiles can
         // all be resident, its ring in d_state; else in bands
         int pass0 = 0;
+        // both fused passes at once where they run (8 paths), else in turn
+        if (passes == 2 && gvis_cu_sgm_up_ok(D, census, stride)) {
+            e = gvis_cu_sgm_updown_sum(d_cl, d_cr, d_guide, luts, width, height, D, min_disp, census, p1, p2, p2_adapt,
+                                       paths, d_sum, stride, d_state,
+                                       gvis_cu_sgm_band_state_bytes(width, height, stride), stream);
+            if (e >= 0)
+                return e;
+        }
         if (gvis_cu_sgm_down_ok(D, census, stride)) {
             e = gvis_cu_sgm_down_sum(d_cl, d_cr, d_guide, luts, width, height, D, min_disp, census, p1, p2, p2_adapt,
                                      paths, d_sum, stride, d_state, gvis_cu_sgm_band_state_bytes(width, height, stride),

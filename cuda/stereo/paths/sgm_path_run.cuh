@@ -328,6 +328,17 @@ __device__ __forceinline__ void words_load(const uint32_t *p, uint32_t (&v)[P])
     }
 }
 
+// The same from L2 (ld.global.cg: words another multiprocessor may have stored).
+template <int P>
+__device__ __forceinline__ void words_load_cg(const uint32_t *p, uint32_t (&v)[P])
+{
+#pragma unroll
+    for (int j = 0; j < P; j += 4) {
+        const uint4 u = __ldcg(reinterpret_cast<const uint4 *>(p + j));
+        v[j] = u.x, v[j + 1] = u.y, v[j + 2] = u.z, v[j + 3] = u.w;
+    }
+}
+
 template <int P>
 __device__ __forceinline__ void words_store(uint32_t *p, const uint32_t (&v)[P])
 {
