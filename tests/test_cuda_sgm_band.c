@@ -147,7 +147,6 @@ static void check_strips(int W, int H, int D, int paths, int census, const uint8
         const int sets = 1 + h % 3;
         setenv("GVIS_SGM_WTA_SEG", h % 3 == 0 ? "1" : h % 3 == 1 ? "3" : "0", 1);
         setenv("GVIS_SGM_STRIP_DOWN", h % 2 ? "1" : "0", 1); /* the downward pass in strips or bands */
-        setenv("GVIS_SGM_UP", "0", 1);                       /* the upward strips (fused below) */
         int16_t *d_sets = dev(15, sets * gvis_cu_sgm_strip_bytes(W, hh, D, paths));
         CHECK(gvis_cu_memset(job, d_maps + 2 * n, 0x55, 2 * n * sizeof(int16_t)) == 0);
         CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0 && gvis_cu_memset(job, d_state, 0x5c, sbytes) == 0);
@@ -165,22 +164,6 @@ static void check_strips(int W, int H, int D, int paths, int census, const uint8
         CHECK(gvis_cu_sgm_sum_strips(d_cl, d_cr, d_gl, d_gr, tab, W, H, D, p->min_disp, census, p->p1, p->p2,
                                      p->p2_adapt, paths, h, d_vol, stride, d_state, (uint8_t *)d_sets, 0, d_cost, U,
                                      p->subpixel, d_maps + 2 * n, d_maps + 3 * n, stream) != 0);
-        unsetenv("GVIS_SGM_UP");
-        if (!(h % 2) && gvis_cu_sgm_up_ok(D, census, stride)) {
-            /* the upward pass fused instead of the strips: every path in the sum, the same maps */
-            CHECK(gvis_cu_memset(job, d_maps + 2 * n, 0x55, 2 * n * sizeof(int16_t)) == 0);
-            CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0 && gvis_cu_memset(job, d_state, 0x5c, sbytes) == 0);
-            CHECK(gvis_cu_sgm_sum_strips(d_cl, d_cr, d_gl, d_gr, tab, W, H, D, p->min_disp, census, p->p1, p->p2,
-                                         p->p2_adapt, paths, h, d_vol, stride, d_state, (uint8_t *)d_sets, sets,
-                                         d_cost, U, p->subpixel, d_maps + 2 * n, d_maps + 3 * n, stream) == 0);
-            down(maps + 2 * n, d_maps + 2 * n, 2 * n * sizeof(int16_t));
-            CHECKF(count_diff(maps, maps + 2 * n, 2 * n, 2) == 0,
-                   "band edges %dx%d D %d paths %d: the winner after the upward pass fused differs", W, H, D, paths);
-            down(vol, d_vol, bytes);
-            bad = sum_diff(vol, stride, n, D, ref, NULL);
-            CHECKF(bad == 0, "band edges %dx%d D %d paths %d: the sum with the upward pass fused: %zu of %zu differ",
-                   W, H, D, paths, bad, n * stride);
-        }
         unsetenv("GVIS_SGM_WTA_SEG");
         unsetenv("GVIS_SGM_STRIP_DOWN");
     }

@@ -130,8 +130,11 @@ int main(void)
     }
     gvis_sgm_params p;
     gvis_sgm_defaults(&p);
-    /* the downward pass in strips too, the sum in bands (not in strips with the winner
-     * fused) and the sum walked whole (not in bands) give the same maps */
+    /* (the default: the rows and both vertical passes fused at once, in bands' stead) the two
+     * fused passes in turn, the upward strips with the winner fused, the downward pass in
+     * strips too, the sum in bands and the sum walked whole give the same maps */
+    same_maps(gpu, &L, &R, &p, "GVIS_SGM_UPDOWN", "0", &d128, &d128r);
+    same_maps(gpu, &L, &R, &p, "GVIS_SGM_UP", "0", &d128, &d128r);
     same_maps(gpu, &L, &R, &p, "GVIS_SGM_STRIP_DOWN", "1", &d128, &d128r);
     same_maps(gpu, &L, &R, &p, "GVIS_SGM_STRIPS", "0", &d128, &d128r);
     same_maps(gpu, &L, &R, &p, "GVIS_SGM_BAND", "0", &d128, &d128r);

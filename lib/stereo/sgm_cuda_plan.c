@@ -71,6 +71,25 @@ int gvis_sgm_cuda_band(int width, int height, const gvis_sgm_params *p)
     return rows > (size_t)height ? height : (int)rows;
 }
 
+/* Whether the rows and both fused vertical passes take the sum whole (cuda/stereo/paths:
+ * sgm_rows.cu, sgm_down.cu's gvis_cu_sgm_updown_sum): 8 paths, the symmetric census, 65 to
+ * 128 disparities, none of their knobs off.  Then no strips: 3840x2160 11.2 ms against 12.2
+ * to 12.5 with the upward strips (H100, docs/notes-sgm-gpu.md, "Both vertical passes fused
+ * at once"). */
+static int knob_off(const char *name)
+{
+    const char *e = getenv(name);
+    return e && *e == '0';
+}
+
+static int fused_pair(const gvis_sgm_params *p)
+{
+    const int D = p->max_disp;
+    const char *e = getenv("GVIS_SGM_STRIP_DOWN");
+    return p->paths == 8 && p->census == GVIS_CENSUS_SYM && D > 64 && D <= 128 && D % 16 == 0 &&
+           !knob_off("GVIS_SGM_ROWS2") && !knob_off("GVIS_SGM_DOWN") && !knob_off("GVIS_SGM_UP") && !(e && *e == '1');
+}
+
 int gvis_sgm_cuda_strips(int width, int height, const gvis_sgm_params *p, int *rows)
 {
     const int band = gvis_sgm_cuda_band(width, height, p), D = p->max_disp;
@@ -80,7 +99,7 @@ int gvis_sgm_cuda_strips(int width, int height, const gvis_sgm_params *p, int *r
      * 3840x2160 15.8 ms against 16.9 in bands; D = 64 9.6 against 8.4 and 256 39.2 against
      * 33.6 walked from the codes (H100, docs/notes-sgm-gpu.md, "The sum volume in strips,
      * the winner fused") */
-    const int on = e && *e ? strcmp(e, "0") != 0 : D == 128;
+    const int on = e && *e ? strcmp(e, "0") != 0 : D == 128 && !fused_pair(p);
     if (band <= 0 || !on || (D != 64 && D != 128 && D != 256))
         return 0;
     const size_t row = (size_t)width * GVIS_SGM_SUM_STRIDE(D) * 2;

@@ -104,33 +104,6 @@ extern "C" int gvis_cu_sgm_sum_strips(const uint64_t *d_cl, const uint64_t *d_cr
         return (int)cudaErrorInvalidValue;
     if (band > height)
         band = height;
-    const bool down = strip_down();
-    int e = 0;
-    // the rows and, without the downward strips, the downward pass in bands or fused; then
-    // with 8 paths where it runs the upward pass fused too (sgm_down.cu) and the whole
-    // image's winner (with 4 the strips: 3840x2160 9.7 ms against 10.2, call 122)
-    if (!down && paths == 8 && gvis_cu_sgm_up_ok(D, census, stride)) {
-        // the rows, then both fused passes at once, or in turn (where one is not taken, the
-        // strips below: the rows again, then the downward pass as there)
-        const size_t rb = gvis_cu_sgm_band_state_bytes(width, height, stride);
-        if ((e = gvis_cu_sgm_rows_sum(d_cl, d_cr, d_guide, luts, width, height, D, min_disp, census, p1, p2, p2_adapt,
-                                      d_sum, stride, stream)))
-            return e;
-        int u = gvis_cu_sgm_updown_sum(d_cl, d_cr, d_guide, luts, width, height, D, min_disp, census, p1, p2, p2_adapt,
-                                       paths, d_sum, stride, d_state, rb, stream);
-        if (u == -1 && !(u = gvis_cu_sgm_down_sum(d_cl, d_cr, d_guide, luts, width, height, D, min_disp, census, p1, p2,
-                                                  p2_adapt, paths, d_sum, stride, d_state, rb, stream)))
-            u = gvis_cu_sgm_up_sum(d_cl, d_cr, d_guide, luts, width, height, D, min_disp, census, p1, p2, p2_adapt,
-                                   paths, d_sum, stride, d_state, rb, stream);
-        if (u >= 0)
-            return u ? u
-                     : gvis_cu_sgm_wta_sum(d_sum, stride, width, height, D, min_disp, U, subpixel, d_left, d_right,
-                                           stream);
-    }
-    if (!down && (e = gvis_cu_sgm_path_sum_band(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp,
-                                                census, p1, p2, p2_adapt, paths, band, 1, d_sum, stride, d_state,
-                                                stream)))
-        return e;
     const size_t vol = (size_t)band * width * D, set = gvis_cu_sgm_strip_bytes(width, band, D, paths);
     const int nv = paths == 8 ? 3 : 1;
     strips st = {};
@@ -148,8 +121,13 @@ extern "C" int gvis_cu_sgm_sum_strips(const uint64_t *d_cl, const uint64_t *d_cr
         st.two = cudaEventCreateWithFlags(&st.walked[i], cudaEventDisableTiming) == cudaSuccess &&
                  cudaEventCreateWithFlags(&st.read[i], cudaEventDisableTiming) == cudaSuccess;
     (void)cudaGetLastError();
-    int used = 0;
-    // with the downward strips, the rows: both ways in one launch first (sgm_rows.cu), then the downward sums add with
+    int used = 0, e = 0;
+    const bool down = strip_down();
+    // the rows and, without the downward strips, the downward pass in bands
+    if (!down)
+        e = gvis_cu_sgm_path_sum_band(d_cl, d_cr, d_guide, d_guide_r, luts, width, height, D, min_disp, census, p1, p2,
+                                      p2_adapt, paths, band, 1, d_sum, stride, d_state, stream);
+    // the rows: both ways in one launch first (sgm_rows.cu), then the downward sums add with
     // plain loads and stores; else (-1, 0) stores every word, then (1, 0) adds (on s3 beside
     // the downward pass, whose sums also add by reductions)
     const bool rows2 = down && gvis_cu_sgm_rows_ok(D, census, stride);
