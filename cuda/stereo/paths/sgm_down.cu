@@ -1,33 +1,31 @@
-// The SGM downward directions fused with their sum: (0, 1), (1, 1) and (-1, 1) of
-// lib/stereo/sgm.h step 4 added into the u16 sum volume in one pass (issue 18's 4K row).
+// The SGM vertical directions fused with their sum: (0, 1), (1, 1) and (-1, 1) of
+// lib/stereo/sgm.h step 4 added into the u16 sum volume in one pass, the upward (0, -1),
+// (-1, -1) and (1, -1) the same way over the image flipped, or both passes at once (issue
+// 18's 4K row).
 //
 // The bands (sgm_path_band.cu) walk each direction in its own warps, each recomputing the
 // costs from the codes, and add every path cost with a 32-bit reduction through the L2: at
-// 3840x2160, D = 128 that pass took 23 x ~277 us = 6.4 ms under ncu, issue-bound (~170 warp
-// instructions a pixel and direction) and held by the reductions.  Here a block owns a tile
-// of TW columns and walks it from the top row to the bottom, and a pixel's three downward
+// 3840x2160, D = 128 the downward pass took 23 x ~277 us = 6.4 ms under ncu.  Here a block
+// owns a tile of TW columns and walks it from the top row to the bottom, and a pixel's three
 // directions are made by the same lanes at the same step: its costs once, the three
 // recurrences in the run layout of sgm_path_run.cuh (8 lanes a column, lane ln holding
 // words 8 ln .. 8 ln + 7 of the pixel), their sum on the chip, then one plain load-add-store
-// of the pixel's words (which the rows stored first: gvis_cu_sgm_rows_sum).  At 3840x2160,
-// D = 128 on an H100: 4.54 ms under ncu (1.48 G warp instructions; 240 blocks, ~2.5 warps a
-// scheduler, latency-bound), the command 12.2-12.5 ms against 13.7 with the bands (calls
-// 114-116, docs/notes-sgm-gpu.md "The downward pass fused with its sum").
+// of the pixel's words (which the rows stored first: gvis_cu_sgm_rows_sum).
 //
 // The vertical path of a column stays in its lanes' registers.  The diagonals move a column
 // a row: after each row a line leaves its (1, 1) and (-1, 1) path costs in shared memory,
 // double-buffered by the row's parity (one barrier a row), and at the next row column c
 // takes the (1, 1) costs of column c - 1 and the (-1, 1) costs of column c + 1.  At the tile's
-// edges those come from the neighbouring tiles: a halo warp walks column -1's (1, 1) path and
-// column TW's (-1, 1) path of each row, from the path costs the neighbour published for its
-// column TW - 2 (resp. 1) at the row before, into the edge slots.  The halo loads them at
-// the top of the row that uses them, and the tiles run in step.  Slots that no column
-// writes (past the image's edges, and before the first row) hold BIG: a step from path costs
-// all BIG with m = BIG is a path's first step (C + min(BIG, BIG + P1, BIG + P2) - BIG = C),
-// so the paths start at the edges without a branch or a select, and the three recurrences of
-// a line are straight code that the compiler interleaves: the ring's stores are predicated
-// too, in every warp (with branches around the steps the pass took 0.8 ms more, and with a
-// branch around the stores in the two warps that publish, 0.3 ms more: docs/notes-sgm-gpu.md).
+// edges those come from the neighbouring tiles: column TW - 1 publishes its (1, 1) costs and
+// column 0 its (-1, 1) costs each row, and at the next row column 0 of the tile to the right
+// (column TW - 1 of the tile to the left) takes them instead of its slot, by a select.  (A
+// halo warp that walked columns -1 and TW itself, calls 106-123, took 12.22-12.25 ms at 4K
+// against 12.16-12.19 without, and made the block 5 warps and 137 registers.)  Slots that no
+// column writes (past the image's edges, and before the first row) hold BIG: a step from path
+// costs all BIG with m = BIG is a path's first step (C + min(BIG, BIG + P1, BIG + P2) - BIG =
+// C), so the paths start at the edges without a branch, and the three recurrences of a line
+// are straight code that the compiler interleaves: the ring's stores are predicated too
+// (with branches around the steps the pass took 0.8 ms more: docs/notes-sgm-gpu.md).
 //
 // The published path costs go through global memory without a flag or a fence: every u16
 // path cost is at most BIG (0x3fff), so the two top bits of each half carry a tag, the row
@@ -37,8 +35,19 @@
 // word.  A tile is never more than a row ahead of its neighbours (each needs the other's
 // row before), so a slot is read before it is written again.  The tiles wait on each other,
 // so all of them must be resident at once: the launch is cooperative (refused, with the bands
-// taking over, where the grid does not fit), and a poll that never ends traps after ~4 s
-// rather than hang.
+// taking over, where the grid does not fit), and a poll that never ends traps rather than
+// hang.
+//
+// Both passes at once (gvis_cu_sgm_updown_sum): the downward tiles and the upward ones in
+// one cooperative launch, 4 blocks of 4 warps a multiprocessor (480 blocks at 4K, 128
+// registers).  A row's words are added to by both walks: above the middle row the downward
+// walk visits first, below it the upward one.  Each warp walks its first visits, publishes
+// (a fence, then its step in a progress word), and waits for the other walk's warp of the
+// same columns to have published too (a poll, then a fence) before it loads the words of its
+// first second visit; the walks meet once, at the middle, and later loads bypass L1.  At
+// 3840x2160, D = 128 on an H100 the pair took 6.3 ms against 2 x 3.7 in turn, the command
+// 11.17 ms against 12.20 (call 127, docs/notes-sgm-gpu.md "Both vertical passes fused at
+// once").
 //
 // The same Lr integers as path_step (run_step's rule), the same clamped right pixels as
 // step 3: the sum is bit-identical to the bands'.
@@ -248,21 +257,18 @@ __device__ __forceinline__ int run_min(const uint32_t (&v)[P], const run_lane<P,
 }
 
 // Pairs a lane (8 lanes a column, 4 columns a warp) and columns a tile.  Tiles of 32
-// columns and 4 pairs a lane (16 lanes a column) measured slower at 4K, and so did a halo of
-// two columns a side, the outer one a row behind (calls 107-112, docs/notes-sgm-gpu.md).
+// columns and 4 pairs a lane (16 lanes a column) measured slower at 4K (calls 107-112,
+// docs/notes-sgm-gpu.md).
 constexpr int DP = 8, TW = 16, TWW = TW / 4;
 
 // A block walks the tile of TW columns from x0 = TW blockIdx.x - off down every row: warps
-// 0 .. TWW - 1 four columns each, and with DIAG (8 paths) warp TWW the halo (line 0 column
-// -1's (1, 1) path, line 1 column TW's (-1, 1) path; lines 2 and 3 idle).
-// HALO false (GVIS_SGM_DOWN_HALO=0): no halo warp; column 0's (1, 1) step takes the left
-// tile's column TW - 1 from the ring, column TW - 1's (-1, 1) step the right tile's column 0.
-// BOTH (with DIAG, PF, no HALO): blocks ntiles .. 2 ntiles - 1 walk the same tiles upwards at
-// the same time (the image flipped), with a ring of their own; a row's two visits add into
-// its words in turn: the first visitor's warp publishes its progress, the second waits on it
-// before it loads the words (down first above the middle row, up first below).
-template <bool FULL, bool ADC, bool DIAG, bool PF, bool HALO = true, bool BOTH = false>
-__global__ void __launch_bounds__((TWW + (DIAG && HALO)) * 32, BOTH ? 4 : 1) down_kernel(down_args a)
+// 0 .. TWW - 1 four columns each.  With DIAG (8 paths) column 0's (1, 1) step takes the left
+// tile's column TW - 1 of the row before from the ring, column TW - 1's (-1, 1) step the
+// right tile's column 0.  BOTH (with DIAG and PF): blocks ntiles .. 2 ntiles - 1 walk the same
+// tiles upwards at the same time (the image flipped) with a ring of their own, and a row's
+// two visits add into its words in turn (down first above the middle row, up first below).
+template <bool FULL, bool ADC, bool DIAG, bool PF, bool BOTH = false>
+__global__ void __launch_bounds__(TWW * 32, BOTH ? 4 : 1) down_kernel(down_args a)
 {
     constexpr int P = DP, NS = DIAG ? TW + 2 : 1;
     __shared__ uint8_t p2lut[256];
@@ -294,33 +300,21 @@ __global__ void __launch_bounds__((TWW + (DIAG && HALO)) * 32, BOTH ? 4 : 1) dow
     const int warp = (int)(threadIdx.x >> 5), li = (int)(threadIdx.x & 31) >> 3;
     const run_lane<P, FULL> r(a.D);
     const int ln = r.ln;
-    const bool halo = DIAG && HALO && warp == TWW;
-    const bool right = halo && li == 1;
-    const int c = !halo ? 4 * warp + li : right ? TW : -1, x = x0 + c;
-    const bool live = x >= 0 && x < W && !(halo && li >= 2);
-    // the halo's neighbour ring (line 0: the left tile's (1, 1) costs of its column TW - 2;
-    // line 1: the right tile's (-1, 1) costs of its column 1) where the previous pixel is in
-    // the image
-    const int px = right ? x + 1 : x - 1;
-    const uint32_t *nb = halo && live && px >= 0 && px < W
-                             ? ring + (size_t)(2 * (tile + (right ? 1 : -1)) + right) * RING * 64 + P * ln
-                             : nullptr;
-    // without the halo: column 0's ring is the left tile's (1, 1) costs of its column TW - 1,
-    // column TW - 1's the right tile's (-1, 1) costs of its column 0
-    const bool fromL = DIAG && !HALO && c == 0 && tile > 0 && live && x > 0;
-    const bool fromR = DIAG && !HALO && c == TW - 1 && tile + 1 < a.ntiles && live && x + 1 < W;
+    const int c = 4 * warp + li, x = x0 + c;
+    const bool live = x >= 0 && x < W;
+    // the neighbours' path costs: column 0 reads the left tile's (1, 1) costs of its column
+    // TW - 1, column TW - 1 the right tile's (-1, 1) costs of its column 0
+    const bool fromL = DIAG && c == 0 && tile > 0 && live && x > 0;
+    const bool fromR = DIAG && c == TW - 1 && tile + 1 < a.ntiles && live && x + 1 < W;
     const uint32_t *nbe = fromL   ? ring + (size_t)(2 * (tile - 1)) * RING * 64 + P * ln
                           : fromR ? ring + (size_t)(2 * (tile + 1) + 1) * RING * 64 + P * ln
                                   : nullptr;
-    // this line's published costs: column TW - 2's (1, 1) where a tile follows, column 1's
-    // (-1, 1) where one precedes
-    uint32_t *pubR = DIAG && !halo && c == (HALO ? TW - 2 : TW - 1) && tile + 1 < a.ntiles
-                         ? ring + (size_t)(2 * tile) * RING * 64 + P * ln
-                         : nullptr;
-    uint32_t *pubL = DIAG && !halo && c == (HALO ? 1 : 0) && tile > 0
-                         ? ring + (size_t)(2 * tile + 1) * RING * 64 + P * ln
-                         : nullptr;
-    uint32_t pv[P], old[P], pre[P]; // pre: the halo's ring words
+    // and publish their own: column TW - 1's (1, 1) where a tile follows, column 0's (-1, 1)
+    // where one precedes
+    uint32_t *pubR =
+        DIAG && c == TW - 1 && tile + 1 < a.ntiles ? ring + (size_t)(2 * tile) * RING * 64 + P * ln : nullptr;
+    uint32_t *pubL = DIAG && c == 0 && tile > 0 ? ring + (size_t)(2 * tile + 1) * RING * 64 + P * ln : nullptr;
+    uint32_t pv[P], old[P], pre[P]; // pre: the neighbour's ring words
 #pragma unroll
     for (int j = 0; j < P; j++)
         pv[j] = BIG2, old[j] = 0, pre[j] = 0;
@@ -333,49 +327,23 @@ __global__ void __launch_bounds__((TWW + (DIAG && HALO)) * 32, BOTH ? 4 : 1) dow
     for (int i = 0; i < P; i++)
         pc.lo[i] = pc.hi[i] = 0;
     // the guide at the line's previous pixel of each path: (x - 1, y - 1), (x + 1, y - 1),
-    // (x, y - 1) (the halo's lines: theirs in gl)
+    // (x, y - 1)
     int gl = 0, gr = 0, gv = 0;
     if (live) {
         pc.load(a, base, pitch, r.kb, x, 0);
-        if (!halo)
-            words_load<P>(sp, old);
+        words_load<P>(sp, old);
     }
     for (int y = 0; y < H; y++) {
         const int p = y & 1, q = p ^ 1;
-        // the halo's ring words of the row before, loaded first (the costs are made while
-        // they come).  Loaded at the end of the row before instead, where the halo warp gets
-        // early, they were more often not there yet and polled again: 4.66 ms under ncu
-        // against 4.54 (calls 115-116)
-        if (nb && y >= 1)
-            ring_load<P>(nb + ((y - 1) & (RING - 1)) * 64, pre);
-        if (!HALO && nbe && y >= 1)
+        // the neighbour's ring words of the row before, loaded first (the costs are made while
+        // they come; loaded at the end of the row before, they were more often not there yet
+        // and polled again: calls 115-116)
+        if (nbe && y >= 1)
             ring_load<P>(nbe + ((y - 1) & (RING - 1)) * 64, pre);
         uint32_t cst[P];
         const int g = pc.g;
         pc.costs(ad, cst); // (a line out of the image: garbage, never kept)
-        if (halo) {
-            // the edge column's diagonal from the neighbour's column beside it, or from BIG
-            uint32_t prev[P], cur[P];
-#pragma unroll
-            for (int j = 0; j < P; j++)
-                prev[j] = BIG2;
-            int m = BIG;
-            if (nb && y >= 1) {
-                // polled again only where not yet all there
-                const uint32_t tag = row_tag(y - 1);
-                if (!__all_sync(r.gmask, ring_tagged<P>(pre, tag)))
-                    ring_get<P>(nb + ((y - 1) & (RING - 1)) * 64, pre, tag, r.gmask);
-#pragma unroll
-                for (int j = 0; j < P; j++)
-                    prev[j] = pre[j] & 0x3fff3fffu;
-                m = run_min<P, FULL>(prev, r);
-            }
-            run_step<P, FULL>(prev, m, cst, a.p1, p2lut[abs(g - gl)], r, cur);
-            if (live) {
-                slot_put<P>(right ? sL[p][TW + 1] : sR[p][0], ln, cur);
-                (right ? mL : mR)[p][right ? TW + 1 : 0] = run_min<P, FULL>(cur, r);
-            }
-        } else if (live) {
+        if (live) {
             // the diagonals first (the edge columns' path costs go out to the neighbours early
             // in the row), then the vertical
             uint32_t cur[P], acc[P];
@@ -385,33 +353,30 @@ __global__ void __launch_bounds__((TWW + (DIAG && HALO)) * 32, BOTH ? 4 : 1) dow
             if (DIAG) {
                 // (1, 1) from column c - 1 of the row before, (-1, 1) from column c + 1
                 uint32_t prev[P], cl_[P];
-                int me = BIG; // (without the halo) the neighbour's column's minimum
-                if (!HALO) {
-                    if (nbe && y >= 1) { // polled again only where not yet all there
-                        const uint32_t tag = row_tag(y - 1);
-                        if (!__all_sync(r.gmask, ring_tagged<P>(pre, tag)))
-                            ring_get<P>(nbe + ((y - 1) & (RING - 1)) * 64, pre, tag, r.gmask);
-                    }
-#pragma unroll
-                    for (int j = 0; j < P; j++)
-                        pre[j] &= 0x3fff3fffu;
-                    me = run_min<P, FULL>(pre, r);
+                // at the tile's edges from the neighbour's ring words (polled again only where
+                // not yet all there), selected without a branch
+                if (nbe && y >= 1) {
+                    const uint32_t tag = row_tag(y - 1);
+                    if (!__all_sync(r.gmask, ring_tagged<P>(pre, tag)))
+                        ring_get<P>(nbe + ((y - 1) & (RING - 1)) * 64, pre, tag, r.gmask);
                 }
-                const bool eL = !HALO && fromL && y >= 1, eR = !HALO && fromR && y >= 1;
-                slot_get<P>(sR[q][c], ln, prev);
-                if (!HALO)
 #pragma unroll
-                    for (int j = 0; j < P; j++)
-                        prev[j] = eL ? pre[j] : prev[j];
+                for (int j = 0; j < P; j++)
+                    pre[j] &= 0x3fff3fffu;
+                const int me = run_min<P, FULL>(pre, r); // the neighbour's column's minimum
+                const bool eL = fromL && y >= 1, eR = fromR && y >= 1;
+                slot_get<P>(sR[q][c], ln, prev);
+#pragma unroll
+                for (int j = 0; j < P; j++)
+                    prev[j] = eL ? pre[j] : prev[j];
                 run_step<P, FULL>(prev, eL ? me : mR[q][c], cst, a.p1, p2lut[abs(g - gl)], r, cur);
                 ring_put<P>(pubR != nullptr, pubR + (y & (RING - 1)) * 64, cur, row_tag(y));
                 slot_put<P>(sR[p][c + 1], ln, cur);
                 mR[p][c + 1] = run_min<P, FULL>(cur, r); // (the line's lanes, one value)
                 slot_get<P>(sL[q][c + 2], ln, prev);
-                if (!HALO)
 #pragma unroll
-                    for (int j = 0; j < P; j++)
-                        prev[j] = eR ? pre[j] : prev[j];
+                for (int j = 0; j < P; j++)
+                    prev[j] = eR ? pre[j] : prev[j];
                 run_step<P, FULL>(prev, eR ? me : mL[q][c + 2], cst, a.p1, p2lut[abs(g - gr)], r, cl_);
                 ring_put<P>(pubL != nullptr, pubL + (y & (RING - 1)) * 64, cl_, row_tag(y));
                 slot_put<P>(sL[p][c + 1], ln, cl_);
@@ -452,16 +417,14 @@ __global__ void __launch_bounds__((TWW + (DIAG && HALO)) * 32, BOTH ? 4 : 1) dow
         if (live && y + 1 < H) {
             gv = g;
             const uint8_t *gd = a.guide + base + (ptrdiff_t)y * pitch + x;
-            if (DIAG && halo && px >= 0 && px < W)
-                gl = __ldg(gd + (px - x)); // (the halo: its previous pixel's, either way)
-            if (DIAG && !halo && x > 0)
+            if (DIAG && x > 0)
                 gl = __ldg(gd - 1);
-            if (DIAG && !halo && x + 1 < W)
+            if (DIAG && x + 1 < W)
                 gr = __ldg(gd + 1);
             pc.load(a, base, pitch, r.kb, x, y + 1);
             if (BOTH)
                 words_load_cg<P>(sp, old); // (maybe the other walk's, stored on another multiprocessor)
-            else if (!halo)
+            else
                 words_load<P>(sp, old);
             if (PF && y + 2 < H) {
                 // two rows ahead: the right codes into L1 (both ends of the lane's two runs of
@@ -474,8 +437,7 @@ __global__ void __launch_bounds__((TWW + (DIAG && HALO)) * 32, BOTH ? 4 : 1) dow
                 asm volatile("prefetch.global.L1 [%0];" ::"l"(cr2 + clampx(xr - (P - 1), W)));
                 asm volatile("prefetch.global.L1 [%0];" ::"l"(cr2 + clampx(xr - 32, W)));
                 asm volatile("prefetch.global.L1 [%0];" ::"l"(cr2 + clampx(xr - 32 - (P - 1), W)));
-                if (!halo)
-                    asm volatile("prefetch.global.L2 [%0];" ::"l"(sp + pitch * a.sw));
+                asm volatile("prefetch.global.L2 [%0];" ::"l"(sp + pitch * a.sw));
             }
         }
         if (DIAG)
@@ -490,26 +452,19 @@ bool down_pf(void)
     return !(e && *e == '0');
 }
 
-template <bool DIAG, bool PF, bool HALO = true, bool BOTH = false>
+template <bool DIAG, bool PF, bool BOTH = false>
 const void *down_fn(bool full, bool adc)
 {
-    return full ? (adc ? (const void *)down_kernel<true, true, DIAG, PF, HALO, BOTH>
-                       : (const void *)down_kernel<true, false, DIAG, PF, HALO, BOTH>)
-                : (adc ? (const void *)down_kernel<false, true, DIAG, PF, HALO, BOTH>
-                       : (const void *)down_kernel<false, false, DIAG, PF, HALO, BOTH>);
-}
-
-// The halo warp (GVIS_SGM_DOWN_HALO=1) or none.
-bool down_halo(void)
-{
-    const char *e = getenv("GVIS_SGM_DOWN_HALO");
-    return e && *e == '1';
+    return full ? (adc ? (const void *)down_kernel<true, true, DIAG, PF, BOTH>
+                       : (const void *)down_kernel<true, false, DIAG, PF, BOTH>)
+                : (adc ? (const void *)down_kernel<false, true, DIAG, PF, BOTH>
+                       : (const void *)down_kernel<false, false, DIAG, PF, BOTH>);
 }
 
 // The tiles of a row of width W, and the columns the first one leaves out (off): where
 // W % TW = 1 the tiles start a column left of the image, so that the last one has two
-// columns.  A tile of one column would not publish the column its left neighbour's halo
-// reads, and the neighbour, no longer waiting on it, could run more than a ring ahead of it.
+// columns (needed by the halo warp of calls 106-123, whose tile of one column published
+// nothing; kept, as tested).
 int down_tiles(int W, int &off)
 {
     off = W > TW && W % TW == 1 ? 1 : 0;
@@ -562,7 +517,7 @@ static int fused_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *
     const bool diag = paths == 8;
     if (diag && ntiles > 1 && (!d_ring || ring_bytes < gvis_cu_sgm_down_ring_bytes(width)))
         return (int)cudaErrorInvalidValue;
-    if (both && (!diag || ntiles < 2 || height < 2 || ring_bytes < both_bytes(width) || !down_pf() || down_halo()))
+    if (both && (!diag || ntiles < 2 || height < 2 || ring_bytes < both_bytes(width) || !down_pf()))
         return -1;
     down_args a;
     args_inputs(a, d_cl, d_cr, d_guide, luts, width, height, D, min_disp, p1, p2, p2_adapt);
@@ -579,12 +534,10 @@ static int fused_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *
     }
     const bool full = D == 128, adc = luts != nullptr;
     const bool pf = down_pf();
-    const bool halo = diag && down_halo();
-    const void *fn = both   ? down_fn<true, true, false, true>(full, adc)
-                     : !diag ? (pf ? down_fn<false, true>(full, adc) : down_fn<false, false>(full, adc))
-                     : halo  ? (pf ? down_fn<true, true>(full, adc) : down_fn<true, false>(full, adc))
-                             : (pf ? down_fn<true, true, false>(full, adc) : down_fn<true, false, false>(full, adc));
-    const dim3 grid((unsigned)(both ? 2 * ntiles : ntiles)), block((unsigned)((TWW + halo) * 32));
+    const void *fn = both   ? down_fn<true, true, true>(full, adc)
+                     : diag ? (pf ? down_fn<true, true>(full, adc) : down_fn<true, false>(full, adc))
+                            : (pf ? down_fn<false, true>(full, adc) : down_fn<false, false>(full, adc));
+    const dim3 grid((unsigned)(both ? 2 * ntiles : ntiles)), block((unsigned)(TWW * 32));
     cudaStream_t s = (cudaStream_t)stream;
     void *args[] = {&a};
     if (!diag)
