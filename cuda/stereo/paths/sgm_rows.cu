@@ -38,6 +38,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <type_traits>
+
 #include "sgm_cuda.h"
 #include "sgm_path_run.cuh"
 
@@ -358,8 +360,9 @@ __device__ __forceinline__ void steps_from(RW &rw, int t, int W)
     }
 }
 
-// A block walks WARPS x 32 / L rows (L = 2 * 32 / P lanes a row), both ways.
-template <int P, bool FULL, bool ADC>
+// A block walks WARPS x 32 / L rows (L = 2 * 32 / P lanes a row), both ways; HALF: WARPS x
+// 16 / L rows, a way a line of L lanes (rows_half).
+template <int P, bool FULL, bool ADC, bool HALF>
 __global__ void __launch_bounds__(WARPS * 32) rows_kernel(rows_args a)
 {
     __shared__ uint8_t p2lut[256];
@@ -369,31 +372,11 @@ __global__ void __launch_bounds__(WARPS * 32) rows_kernel(rows_args a)
         for (int i = threadIdx.x; i < 256; i += blockDim.x)
             ad[i] = a.luts[64 + min(i, 63)];
     __syncthreads();
-    constexpr int L = run_shape<P>::L;
-    const int y = (int)(blockIdx.x * WARPS + (threadIdx.x >> 5)) * (32 / L) + (int)(threadIdx.x & 31) / L;
+    constexpr int L = run_shape<P>::L, LR = HALF ? 2 * L : L; // lanes a row
+    const int y = (int)(blockIdx.x * WARPS + (threadIdx.x >> 5)) * (32 / LR) + (int)(threadIdx.x & 31) / LR;
     if (y >= a.height)
         return; // the row's lanes together
-    rows_walk<P, FULL, ADC> rw(a, y, p2lut, ad);
-    for (int t = 0; t < a.width; t += P)
-        steps_from<0, P>(rw, t, a.width);
-}
-
-// A block walks WARPS x 16 / L rows, a way a line of L lanes (rows_half).
-template <int P, bool FULL, bool ADC>
-__global__ void __launch_bounds__(WARPS * 32) rows_kernel_h(rows_args a)
-{
-    __shared__ uint8_t p2lut[256];
-    __shared__ uint8_t ad[256];
-    fill_p2lut(p2lut, a.p1, a.p2, a.p2_adapt);
-    if (ADC)
-        for (int i = threadIdx.x; i < 256; i += blockDim.x)
-            ad[i] = a.luts[64 + min(i, 63)];
-    __syncthreads();
-    constexpr int L = run_shape<P>::L;
-    const int y = (int)(blockIdx.x * WARPS + (threadIdx.x >> 5)) * (16 / L) + (int)(threadIdx.x & 31) / (2 * L);
-    if (y >= a.height)
-        return; // the row's lanes together
-    rows_half<P, FULL, ADC> rw(a, y, p2lut, ad);
+    std::conditional_t<HALF, rows_half<P, FULL, ADC>, rows_walk<P, FULL, ADC>> rw(a, y, p2lut, ad);
     for (int t = 0; t < a.width; t += P)
         steps_from<0, P>(rw, t, a.width);
 }
@@ -422,26 +405,15 @@ int rows_prefetch(void)
     return e && *e ? atoi(e) : 4;
 }
 
-template <int P>
+template <int P, bool HALF>
 void rows_launch(bool full, bool adc, dim3 grid, cudaStream_t s, const rows_args &a)
 {
     if (full)
-        adc ? rows_kernel<P, true, true><<<grid, WARPS * 32, 0, s>>>(a)
-            : rows_kernel<P, true, false><<<grid, WARPS * 32, 0, s>>>(a);
+        adc ? rows_kernel<P, true, true, HALF><<<grid, WARPS * 32, 0, s>>>(a)
+            : rows_kernel<P, true, false, HALF><<<grid, WARPS * 32, 0, s>>>(a);
     else
-        adc ? rows_kernel<P, false, true><<<grid, WARPS * 32, 0, s>>>(a)
-            : rows_kernel<P, false, false><<<grid, WARPS * 32, 0, s>>>(a);
-}
-
-template <int P>
-void rows_launch_h(bool full, bool adc, dim3 grid, cudaStream_t s, const rows_args &a)
-{
-    if (full)
-        adc ? rows_kernel_h<P, true, true><<<grid, WARPS * 32, 0, s>>>(a)
-            : rows_kernel_h<P, true, false><<<grid, WARPS * 32, 0, s>>>(a);
-    else
-        adc ? rows_kernel_h<P, false, true><<<grid, WARPS * 32, 0, s>>>(a)
-            : rows_kernel_h<P, false, false><<<grid, WARPS * 32, 0, s>>>(a);
+        adc ? rows_kernel<P, false, true, HALF><<<grid, WARPS * 32, 0, s>>>(a)
+            : rows_kernel<P, false, false, HALF><<<grid, WARPS * 32, 0, s>>>(a);
 }
 
 } // namespace
@@ -469,12 +441,12 @@ extern "C" int gvis_cu_sgm_rows_sum(const uint64_t *d_cl, const uint64_t *d_cr, 
     cudaStream_t s = (cudaStream_t)stream;
     const bool full = D == 128, adc = luts != nullptr;
     if (P == -4)
-        rows_launch_h<4>(full, adc, grid, s, a);
+        rows_launch<4, true>(full, adc, grid, s, a);
     else if (P == -8)
-        rows_launch_h<8>(full, adc, grid, s, a);
+        rows_launch<8, true>(full, adc, grid, s, a);
     else if (P == 4)
-        rows_launch<4>(D == 128, luts != nullptr, grid, s, a);
+        rows_launch<4, false>(full, adc, grid, s, a);
     else
-        rows_launch<2>(D == 128, luts != nullptr, grid, s, a);
+        rows_launch<2, false>(full, adc, grid, s, a);
     return (int)cudaGetLastError();
 }
