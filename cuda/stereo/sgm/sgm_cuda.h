@@ -97,8 +97,8 @@ int gvis_cu_sgm_down_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8
 int gvis_cu_sgm_up_ok(int D, int census, int stride);
 /* Both at once, 8 paths: the downward tiles and the upward ones in one cooperative launch,
  * each row's two visits adding in turn (d_ring: gvis_cu_sgm_band_state_bytes).  -1 where not
- * taken (4 paths, one tile, one row, GVIS_SGM_UPDOWN=0, GVIS_SGM_DOWN_PF=0 or
- * GVIS_SGM_DOWN_HALO=1, or the grid does not fit): nothing done. */
+ * taken (4 paths, one tile, one row, GVIS_SGM_UPDOWN=0 or GVIS_SGM_DOWN_PF=0, or the grid
+ * does not fit): nothing done. */
 int gvis_cu_sgm_updown_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *d_guide, const uint8_t *luts,
                            int width, int height, int D, int min_disp, int census, int p1, int p2, int p2_adapt,
                            int paths, uint16_t *d_sum, int stride, uint32_t *d_ring, size_t ring_bytes, void *stream);
