@@ -113,7 +113,9 @@ int gvis_cu_sgm_up_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t
  * (-1, 0) first and (1, 0) on a second stream of the current device beside the bands, unless
  * GVIS_SGM_OVERLAP=0; the stream waits for it before returning), then the downward
  * directions band by band from the top (after gvis_cu_sgm_rows_sum: gvis_cu_sgm_down_sum's
- * fused pass instead, where it runs), then the upward ones from the bottom.  d_state
+ * fused pass instead, where it runs), then the upward ones from the bottom (fused too:
+ * gvis_cu_sgm_up_sum; with passes 2 and 8 paths both fused passes at once first,
+ * gvis_cu_sgm_updown_sum).  d_state
  * (gvis_cu_sgm_band_state_bytes) carries each line's path costs from one band to the next.  Bit-identical to gvis_cu_sgm_path_sum.
  * passes 2: all of that; passes 1: the upward directions are left out. */
 size_t gvis_cu_sgm_band_state_bytes(int width, int height, int stride);
