@@ -298,6 +298,22 @@ static void check_rows(int W, int H, int D, int cost, int min_disp)
     free(ref), free(vol);
 }
 
+/* A fused pass's return (e), then the volume it left against the CPU's sums ref. */
+static int pass_is(const char *what, int e, const pair_codes *c, uint16_t *vol, const uint16_t *d_vol, int W, int H,
+                   int D, int min_disp, int paths, const uint16_t *ref)
+{
+    const int stride = GVIS_SGM_SUM_STRIDE(D);
+    const size_t n = (size_t)W * H, bytes = n * stride * 2;
+    CHECKF(e == 0, "%s %dx%d D %d paths %d: %d", what, W, H, D, paths, e);
+    if (e)
+        return 0;
+    down(vol, d_vol, bytes);
+    const size_t bad = sum_diff(vol, stride, n, D, ref, NULL);
+    CHECKF(bad == 0, "%s %dx%d D %d %s min-disp %d, %d paths: %zu of %zu values differ", what, W, H, D,
+           c->tab ? "ad-census" : "census", min_disp, paths, bad, n * stride);
+    return bad == 0;
+}
+
 /* The downward directions fused with their sum (cuda/stereo/paths/sgm_down.cu) after the
  * rows, against the CPU's rows and downward paths summed, on a volume of garbage and a ring
  * of garbage: 8 paths (tiles of 16 columns exchanging the diagonals) and 4, widths that
@@ -328,43 +344,29 @@ static void check_down(int W, int H, int D, int cost, int min_disp)
     CHECKF(gvis_cu_sgm_down_ok(D, 1, stride), "down %dx%d D %d: not taken", W, H, D);
     for (int paths = 8; paths >= 4; paths -= 4) {
         CHECK(gvis_cu_sgm_down_ring_bytes(W) <= rbytes);
+        /* the rows, the downward pass, then the upward one */
         CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0 && gvis_cu_memset(job, d_ring, 0x3c, rbytes) == 0);
         CHECK(gvis_cu_sgm_rows_sum(c.d_cl, c.d_cr, c.d_gl, c.tab, W, H, D, p.min_disp, 1, p.p1, p.p2, p.p2_adapt,
                                    d_vol, stride, stream) == 0);
         const int e = gvis_cu_sgm_down_sum(c.d_cl, c.d_cr, c.d_gl, c.tab, W, H, D, p.min_disp, 1, p.p1, p.p2,
                                            p.p2_adapt, paths, d_vol, stride, d_ring, rbytes, stream);
-        CHECKF(e == 0, "down %dx%d D %d paths %d: %d", W, H, D, paths, e);
-        if (e)
+        if (!pass_is("down", e, &c, vol, d_vol, W, H, D, min_disp, paths, paths == 8 ? ref8 : ref4))
             continue;
-        down(vol, d_vol, bytes);
-        size_t bad = sum_diff(vol, stride, n, D, paths == 8 ? ref8 : ref4, NULL);
-        CHECKF(bad == 0, "down %dx%d D %d %s min-disp %d, %d paths: %zu of %zu values differ", W, H, D,
-               c.tab ? "ad-census" : "census", min_disp, paths, bad, n * stride);
         CHECK(gvis_cu_memset(job, d_ring, 0x3c, rbytes) == 0);
         const int u = gvis_cu_sgm_up_sum(c.d_cl, c.d_cr, c.d_gl, c.tab, W, H, D, p.min_disp, 1, p.p1, p.p2,
                                          p.p2_adapt, paths, d_vol, stride, d_ring, rbytes, stream);
-        CHECKF(u == 0, "up %dx%d D %d paths %d: %d", W, H, D, paths, u);
-        if (u)
-            continue;
-        down(vol, d_vol, bytes);
-        bad = sum_diff(vol, stride, n, D, paths == 8 ? all8 : all4, NULL);
-        CHECKF(bad == 0, "up %dx%d D %d %s min-disp %d, %d paths: %zu of %zu values differ", W, H, D,
-               c.tab ? "ad-census" : "census", min_disp, paths, bad, n * stride);
-        /* both at once: 8 paths, two tiles or more, two rows or more; else not taken */
+        pass_is("up", u, &c, vol, d_vol, W, H, D, min_disp, paths, paths == 8 ? all8 : all4);
+        /* the rows, then both at once: 8 paths, two tiles or more, two rows or more; else not
+         * taken */
         CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0 && gvis_cu_memset(job, d_ring, 0x3c, rbytes) == 0);
         CHECK(gvis_cu_sgm_rows_sum(c.d_cl, c.d_cr, c.d_gl, c.tab, W, H, D, p.min_disp, 1, p.p1, p.p2, p.p2_adapt,
                                    d_vol, stride, stream) == 0);
         const int b = gvis_cu_sgm_updown_sum(c.d_cl, c.d_cr, c.d_gl, c.tab, W, H, D, p.min_disp, 1, p.p1, p.p2,
                                              p.p2_adapt, paths, d_vol, stride, d_ring, rbytes, stream);
-        if (paths == 4 || W <= 16 || H < 2) {
+        if (paths == 4 || W <= 16 || H < 2)
             CHECKF(b == -1, "updown %dx%d paths %d: %d, not -1", W, H, paths, b);
-            continue;
-        }
-        CHECKF(b == 0, "updown %dx%d D %d: %d", W, H, D, b);
-        down(vol, d_vol, bytes);
-        bad = sum_diff(vol, stride, n, D, all8, NULL);
-        CHECKF(bad == 0, "updown %dx%d D %d %s min-disp %d: %zu of %zu values differ", W, H, D,
-               c.tab ? "ad-census" : "census", min_disp, bad, n * stride);
+        else
+            pass_is("updown", b, &c, vol, d_vol, W, H, D, min_disp, paths, all8);
     }
     /* refused: the 9x7 census, D outside 65 .. 128, another stride, 6 paths, a ring too small;
      * and the knob */

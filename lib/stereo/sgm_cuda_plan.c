@@ -1,11 +1,15 @@
 /* The CUDA SGM pipeline's plan, without CUDA: how much device memory it takes and which
  * of its ways it goes (per-path volumes or the one sum volume, bands, the cost volume),
  * from the size and parameters and the environment's overrides (man gvis).  The CUDA calls
- * are in sgm.c; the measurements behind each rule in docs/notes-sgm-gpu.md. */
+ * are in sgm.c (here only gvis_cu_sgm_up_ok, which asks no device, so that the rule for the
+ * fused passes is theirs); the measurements behind each rule in docs/notes-sgm-gpu.md. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "sgm.h"
+#ifdef GVIS_HAVE_CUDA
+#include "sgm_cuda.h"
+#endif
 
 size_t gvis_sgm_cuda_bytes(int width, int height, const gvis_sgm_params *p, int per_path)
 {
@@ -72,22 +76,21 @@ int gvis_sgm_cuda_band(int width, int height, const gvis_sgm_params *p)
 }
 
 /* Whether the rows and both fused vertical passes take the sum whole (cuda/stereo/paths:
- * sgm_rows.cu, sgm_down.cu's gvis_cu_sgm_updown_sum): 8 paths, the symmetric census, 65 to
- * 128 disparities, none of their knobs off.  Then no strips: 3840x2160 11.2 ms against 12.2
- * to 12.5 with the upward strips (H100, docs/notes-sgm-gpu.md, "Both vertical passes fused
- * at once"). */
-static int knob_off(const char *name)
-{
-    const char *e = getenv(name);
-    return e && *e == '0';
-}
-
+ * sgm_rows.cu, sgm_down.cu's gvis_cu_sgm_updown_sum): 8 paths where gvis_cu_sgm_up_ok says
+ * they run (the symmetric census, 65 to 128 disparities, none of their knobs off), and the
+ * downward pass not asked for in strips.  Then no strips: 3840x2160 11.2 ms against 12.2 to
+ * 12.5 with the upward strips (H100, docs/notes-sgm-gpu.md, "Both vertical passes fused at
+ * once"). */
 static int fused_pair(const gvis_sgm_params *p)
 {
-    const int D = p->max_disp;
+#ifdef GVIS_HAVE_CUDA
     const char *e = getenv("GVIS_SGM_STRIP_DOWN");
-    return p->paths == 8 && p->census == GVIS_CENSUS_SYM && D > 64 && D <= 128 && D % 16 == 0 &&
-           !knob_off("GVIS_SGM_ROWS2") && !knob_off("GVIS_SGM_DOWN") && !knob_off("GVIS_SGM_UP") && !(e && *e == '1');
+    return p->paths == 8 && gvis_cu_sgm_up_ok(p->max_disp, p->census, GVIS_SGM_SUM_STRIDE(p->max_disp)) &&
+           !(e && *e == '1');
+#else
+    (void)p;
+    return 0;
+#endif
 }
 
 int gvis_sgm_cuda_strips(int width, int height, const gvis_sgm_params *p, int *rows)

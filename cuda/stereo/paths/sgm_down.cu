@@ -64,12 +64,15 @@ constexpr int RING = 8; // ring slots a published column and direction
 
 struct down_args : codes_sum_args { // (pf unused)
     // tile t's published path costs: ring + ((2 t + i) RING + y % RING) 64, i = 0 the (1, 1)
-    // costs of its column TW - 2, i = 1 the (-1, 1) costs of its column 1
+    // costs of its column TW - 1, i = 1 the (-1, 1) costs of its column 0; the upward walk's
+    // tiles from ring + upring on
     uint32_t *ring;
-    int ntiles, off; // tile t: columns TW t - off .. (off 1 where W % TW = 1: no tile of one column)
-    // pixels from a row to the next the pass walks: W downwards; -W upwards, with cl, cr,
-    // guide and sum at the bottom row (gvis_cu_sgm_up_sum: the image flipped)
-    ptrdiff_t pitch;
+    size_t upring;
+    int ntiles, off; // tile t: columns TW t - off .. (off 1 where W % TW = 1)
+    // blocks up0 .. walk upwards (the image flipped: step y is row H - 1 - y), tile
+    // blockIdx.x - up0: ntiles (none) for the downward pass, 0 for the upward one, ntiles
+    // for both at once
+    int up0;
 };
 
 // The tag of row y in both halves of a word (bits 14-15 of each).
@@ -292,11 +295,11 @@ __global__ void __launch_bounds__(TWW * 32, BOTH ? 4 : 1) down_kernel(down_args 
             (&mR[0][0])[i] = (&mL[0][0])[i] = BIG;
     }
     __syncthreads();
-    const bool upb = BOTH && (int)blockIdx.x >= a.ntiles;
-    const int W = a.width, H = a.height, tile = (int)blockIdx.x - (upb ? a.ntiles : 0), x0 = tile * TW - a.off;
-    // the walk's rows: step y at base + y pitch of the image (BOTH's upward blocks: flipped)
-    const ptrdiff_t base = upb ? (ptrdiff_t)(H - 1) * W : 0, pitch = upb ? -(ptrdiff_t)W : a.pitch;
-    uint32_t *const ring = a.ring + (upb ? (size_t)a.ntiles * 2 * RING * 64 : 0);
+    const bool upb = (int)blockIdx.x >= a.up0;
+    const int W = a.width, H = a.height, tile = (int)blockIdx.x - (upb ? a.up0 : 0), x0 = tile * TW - a.off;
+    // the walk's rows: step y at base + y pitch of the image (upwards: flipped)
+    const ptrdiff_t base = upb ? (ptrdiff_t)(H - 1) * W : 0, pitch = upb ? -(ptrdiff_t)W : W;
+    uint32_t *const ring = a.ring + (upb ? a.upring : 0);
     const int warp = (int)(threadIdx.x >> 5), li = (int)(threadIdx.x & 31) >> 3;
     const run_lane<P, FULL> r(a.D);
     const int ln = r.ln;
@@ -404,7 +407,7 @@ __global__ void __launch_bounds__(TWW * 32, BOTH ? 4 : 1) down_kernel(down_args 
             // the walks meet there once, and one fence a side orders every row
             const int lastf = upb ? H / 2 - 1 : (H - 1) / 2;
             if (y == lastf) {
-                int *const prog = reinterpret_cast<int *>(a.ring + (size_t)2 * a.ntiles * 2 * RING * 64);
+                int *const prog = reinterpret_cast<int *>(a.ring + 2 * a.upring); // (after both rings)
                 __syncwarp();
                 if ((threadIdx.x & 31) == 0) {
                     prog_put(prog + ((upb ? a.ntiles : 0) + tile) * TWW + warp, y);
@@ -526,12 +529,8 @@ static int fused_sum(const uint64_t *d_cl, const uint64_t *d_cr, const uint8_t *
     a.ring = d_ring;
     a.ntiles = ntiles;
     a.off = off;
-    a.pitch = width;
-    if (up) {
-        const ptrdiff_t last = (ptrdiff_t)(height - 1) * width;
-        a.cl += last, a.cr += last, a.guide += last, a.sum += last * a.sw;
-        a.pitch = -(ptrdiff_t)width;
-    }
+    a.up0 = up ? 0 : ntiles;
+    a.upring = both ? gvis_cu_sgm_down_ring_bytes(width) / sizeof(uint32_t) : 0;
     const bool full = D == 128, adc = luts != nullptr;
     const bool pf = down_pf();
     const void *fn = both   ? down_fn<true, true, true>(full, adc)
