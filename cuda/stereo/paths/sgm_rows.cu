@@ -240,6 +240,14 @@ struct rows_half {
         s = bw ? -1 : 1, x0 = bw ? W - 1 : 0, cb = bw ? W - 128 - a.min_disp : -a.min_disp;
         perm = bw ? 0x5476u : 0x3210u;
         rmask = line_mask<2 * L>((int)(threadIdx.x & 31));
+        if constexpr (2 * L == 32) {
+            // a row a warp: the whole warp walks together (the kernel's exit and every branch
+            // of a step are the row's), so its shuffles and syncs name the whole warp, a
+            // constant: with the line's mask each one was checked for convergence at run time
+            // (MATCH, REDUX, VOTE and a branch, twice a step)
+            r.gmask = 0xffffffffu;
+            rmask = 0xffffffffu;
+        }
         if (!FULL && bw) // the mirrored halves' validity: k = 127 - j below D
 #pragma unroll
             for (int i = 0; i < P; i++)
