@@ -267,22 +267,27 @@ static void check_rows(int W, int H, int D, int cost, int min_disp)
     const uint8_t *tab = c.tab;
     uint16_t *d_vol = dev(11, bytes);
     CHECKF(gvis_cu_sgm_rows_ok(D, 1, stride), "rows %dx%d D %d: not taken", W, H, D);
-    /* both lane layouts, with and without the L2 prefetch */
-    static const char *const knobs[][2] = {{"2", "4"}, {"4", "0"}, {"2", "0"},  {"4", "1"},
-                                           {"h", "4"}, {"h8", "0"}, {"h8", "4"}, {"", "0"}};
-    for (int v = 0; v < 8; v++) {
+    /* both lane layouts, with and without the L2 prefetch; a way a line with the codes in
+     * chunks (the default) and loaded a step ahead */
+    static const char *const knobs[][3] = {{"2", "4", ""},  {"4", "0", ""},  {"2", "0", ""},   {"4", "1", ""},
+                                           {"h", "4", ""},  {"h8", "0", ""}, {"h8", "4", ""},  {"", "0", ""},
+                                           {"h", "4", "0"}, {"h8", "0", "0"}, {"", "4", "0"}};
+    for (int v = 0; v < 11; v++) {
         setenv("GVIS_SGM_ROWS_P", knobs[v][0], 1);
         setenv("GVIS_SGM_ROWS_PF", knobs[v][1], 1);
+        setenv("GVIS_SGM_ROWS_STAGE", knobs[v][2], 1);
         CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0);
         CHECK(gvis_cu_sgm_rows_sum(d_cl, d_cr, d_gl, tab, W, H, D, p.min_disp, 1, p.p1, p.p2, p.p2_adapt, d_vol,
                                    stride, stream) == 0);
         down(vol, d_vol, bytes);
         const size_t bad = sum_diff(vol, stride, n, D, ref, NULL);
-        CHECKF(bad == 0, "rows %dx%d D %d %s min-disp %d, %s pairs a lane, prefetch %s: %zu of %zu values differ", W,
-               H, D, tab ? "ad-census" : "census", min_disp, knobs[v][0], knobs[v][1], bad, n * stride);
+        CHECKF(bad == 0,
+               "rows %dx%d D %d %s min-disp %d, %s pairs a lane, prefetch %s, stage %s: %zu of %zu values differ", W,
+               H, D, tab ? "ad-census" : "census", min_disp, knobs[v][0], knobs[v][1], knobs[v][2], bad, n * stride);
     }
     unsetenv("GVIS_SGM_ROWS_P");
     unsetenv("GVIS_SGM_ROWS_PF");
+    unsetenv("GVIS_SGM_ROWS_STAGE");
     /* refused: the 9x7 census, D outside 65 .. 128, another stride; and the knob */
     CHECK(!gvis_cu_sgm_rows_ok(D, 0, stride) && !gvis_cu_sgm_rows_ok(64, 1, 64) && !gvis_cu_sgm_rows_ok(D, 1, 192));
     CHECK(gvis_cu_sgm_rows_sum(d_cl, d_cr, d_gl, tab, W, H, D, 0, 0, p.p1, p.p2, p.p2_adapt, d_vol, stride,

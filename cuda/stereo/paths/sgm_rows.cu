@@ -33,7 +33,9 @@
 // docs/notes-sgm-gpu.md, "The rows both ways in one walk").  Latency bounds it: a step's
 // chain of shuffles and minimum with 3.6 warps a scheduler.  Since call 122 the default
 // gives each way of a row its own 16 lanes (rows_half): 3.90 ms under ncu, 1.91 G
-// instructions, 3.34 ms at the running clock.
+// instructions, 3.34 ms at the running clock.  Since call 137 its shuffles name the whole warp
+// and its codes come in chunks a step a lane (rows_half, STAGE): 2.95 ms at the running clock,
+// 1.45 G instructions, DRAM 67 % busy (the sum's 6.4 GB of stores and loads).
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -213,7 +215,14 @@ struct rows_walk {
 // reverse order, swapped by one byte permute a word.  The first visit of a pixel is the
 // other line's, so a second visit's words are loaded after a __syncwarp (the row's stores
 // before it are seen by its lanes after it).
-template <int P, bool FULL, bool ADC>
+// STAGE (the default): the left codes and guides and the right codes that enter the window
+// come in chunks of L steps, a step a lane, loaded a chunk ahead (two sets of registers), and
+// each step takes its own from lane t mod L by a shuffle.  Loaded a step ahead, a step's codes
+// were still outstanding at its end: 42 % of the warps' stall samples waited on them (long
+// scoreboard, call 135), with the sum's stores and loads keeping DRAM ~60 % busy.  In chunks
+// the rows took 2.95 ms against 3.16 (1.45 G instructions against 1.68 G), the 4K command
+// 10.71-10.72 ms against 10.94-10.95 (call 137, docs/notes-sgm-gpu.md).
+template <int P, bool FULL, bool ADC, bool STAGE = false>
 struct rows_half {
     static constexpr int L = run_shape<P>::L, Q = run_shape<P>::Q;
     const rows_args &a;
@@ -231,6 +240,26 @@ struct rows_half {
     uint32_t pv[P], old[P];
     uint64_t lc, nc; // nc: the code that enters the window after this step (j = 0)
     int g, gp, m;
+    // STAGE: chunk c holds, in lane ln, what step u = L c + ln reads: the left code (low
+    // word) and guide at x0 + s u and the right code at cb + s (u + 1) that enters the window
+    // after it (clamped, as the loads a step ahead); cur: the chunk of this step, nxt: the next
+    struct chunk {
+        uint32_t l, n, nh;
+        int g;
+    } cur, nxt;
+
+    __device__ __forceinline__ void chunk_load(int u, chunk &c) const
+    {
+        const int xu = clampx(x0 + s * u, W), nu = clampx(cb + s * (u + 1), W);
+        c.l = __ldg(reinterpret_cast<const uint32_t *>(cl + xu));
+        c.g = __ldg(gd + xu);
+        if (ADC) {
+            const uint64_t v = __ldg(cr + nu);
+            c.n = (uint32_t)v, c.nh = (uint32_t)(v >> 32);
+        } else {
+            c.n = __ldg(reinterpret_cast<const uint32_t *>(cr + nu)), c.nh = 0;
+        }
+    }
 
     __device__ __forceinline__ rows_half(const rows_args &a_, int y, const uint8_t *p2lut_, const uint8_t *ad_)
         : a(a_), r(a_.D), p2lut(p2lut_), ad(ad_)
@@ -267,6 +296,10 @@ struct rows_half {
         for (int j = 0; j < P; j++)
             pv[j] = old[j] = 0;
         nc = __ldg(cr + clampx(cb + s, W));
+        if (STAGE) {
+            chunk_load(r.ln, cur);
+            chunk_load(L + r.ln, nxt);
+        }
     }
 
     template <int PH>
@@ -274,11 +307,22 @@ struct rows_half {
     {
         const uint32_t BIG2 = BIG * 0x10001u;
         const int ln = r.ln, q = r.q, x = x0 + s * t;
-        // the next step's code and guide, and the code that enters the window after the next
-        // step (j = 0 at step t + 2): a step ahead of their use
-        const int x1 = clampx(x + s, W);
-        const uint64_t l1 = __ldg(cl + x1), n1 = __ldg(cr + clampx(cb + s * (t + 2), W));
-        const int g1 = __ldg(gd + x1);
+        uint64_t l1 = 0, n1 = 0;
+        int g1 = 0;
+        if (STAGE) {
+            // this step's code, guide and entering code from lane t mod L of the chunk
+            const int j = t & (L - 1);
+            lc = __shfl_sync(r.gmask, cur.l, j, L);
+            g = __shfl_sync(r.gmask, cur.g, j, L);
+            const uint32_t n = __shfl_sync(r.gmask, cur.n, j, L);
+            nc = ADC ? (uint64_t)__shfl_sync(r.gmask, cur.nh, j, L) << 32 | n : n;
+        } else {
+            // the next step's code and guide, and the code that enters the window after the
+            // next step (j = 0 at step t + 2): a step ahead of their use
+            const int x1 = clampx(x + s, W);
+            l1 = __ldg(cl + x1), n1 = __ldg(cr + clampx(cb + s * (t + 2), W));
+            g1 = __ldg(gd + x1);
+        }
         uint32_t c[P], u[P];
 #pragma unroll
         for (int i = 0; i < P; i++) {
@@ -352,7 +396,14 @@ struct rows_half {
             wg[0][k] = ln == 0 ? (int)(nc >> 32) : g0, wg[1][k] = g1;
         }
         gp = g;
-        lc = l1, g = g1, nc = n1;
+        if (STAGE) {
+            if ((t & (L - 1)) == L - 1) { // the chunk's last step: the next one, and load the one after
+                cur = nxt;
+                chunk_load(t + 1 + L + ln, nxt);
+            }
+        } else {
+            lc = l1, g = g1, nc = n1;
+        }
     }
 };
 
@@ -370,7 +421,7 @@ __device__ __forceinline__ void steps_from(RW &rw, int t, int W)
 
 // A block walks WARPS x 32 / L rows (L = 2 * 32 / P lanes a row), both ways; HALF: WARPS x
 // 16 / L rows, a way a line of L lanes (rows_half).
-template <int P, bool FULL, bool ADC, bool HALF>
+template <int P, bool FULL, bool ADC, bool HALF, bool STAGE = false>
 __global__ void __launch_bounds__(WARPS * 32) rows_kernel(rows_args a)
 {
     __shared__ uint8_t p2lut[256];
@@ -384,7 +435,7 @@ __global__ void __launch_bounds__(WARPS * 32) rows_kernel(rows_args a)
     const int y = (int)(blockIdx.x * WARPS + (threadIdx.x >> 5)) * (32 / LR) + (int)(threadIdx.x & 31) / LR;
     if (y >= a.height)
         return; // the row's lanes together
-    std::conditional_t<HALF, rows_half<P, FULL, ADC>, rows_walk<P, FULL, ADC>> rw(a, y, p2lut, ad);
+    std::conditional_t<HALF, rows_half<P, FULL, ADC, STAGE>, rows_walk<P, FULL, ADC>> rw(a, y, p2lut, ad);
     for (int t = 0; t < a.width; t += P)
         steps_from<0, P>(rw, t, a.width);
 }
@@ -413,15 +464,23 @@ int rows_prefetch(void)
     return e && *e ? atoi(e) : 4;
 }
 
-template <int P, bool HALF>
+template <int P, bool HALF, bool STAGE = false>
 void rows_launch(bool full, bool adc, dim3 grid, cudaStream_t s, const rows_args &a)
 {
     if (full)
-        adc ? rows_kernel<P, true, true, HALF><<<grid, WARPS * 32, 0, s>>>(a)
-            : rows_kernel<P, true, false, HALF><<<grid, WARPS * 32, 0, s>>>(a);
+        adc ? rows_kernel<P, true, true, HALF, STAGE><<<grid, WARPS * 32, 0, s>>>(a)
+            : rows_kernel<P, true, false, HALF, STAGE><<<grid, WARPS * 32, 0, s>>>(a);
     else
-        adc ? rows_kernel<P, false, true, HALF><<<grid, WARPS * 32, 0, s>>>(a)
-            : rows_kernel<P, false, false, HALF><<<grid, WARPS * 32, 0, s>>>(a);
+        adc ? rows_kernel<P, false, true, HALF, STAGE><<<grid, WARPS * 32, 0, s>>>(a)
+            : rows_kernel<P, false, false, HALF, STAGE><<<grid, WARPS * 32, 0, s>>>(a);
+}
+
+// A way a line: the codes in chunks a step a lane (GVIS_SGM_ROWS_STAGE=0: each step loads
+// the next step's).
+bool rows_stage(void)
+{
+    const char *e = getenv("GVIS_SGM_ROWS_STAGE");
+    return !(e && *e == '0');
 }
 
 } // namespace
@@ -448,10 +507,11 @@ extern "C" int gvis_cu_sgm_rows_sum(const uint64_t *d_cl, const uint64_t *d_cr, 
     const dim3 grid((unsigned)((height + per - 1) / per));
     cudaStream_t s = (cudaStream_t)stream;
     const bool full = D == 128, adc = luts != nullptr;
+    const bool stage = rows_stage();
     if (P == -4)
-        rows_launch<4, true>(full, adc, grid, s, a);
+        stage ? rows_launch<4, true, true>(full, adc, grid, s, a) : rows_launch<4, true>(full, adc, grid, s, a);
     else if (P == -8)
-        rows_launch<8, true>(full, adc, grid, s, a);
+        stage ? rows_launch<8, true, true>(full, adc, grid, s, a) : rows_launch<8, true>(full, adc, grid, s, a);
     else if (P == 4)
         rows_launch<4, false>(full, adc, grid, s, a);
     else
