@@ -33,9 +33,9 @@
 // docs/notes-sgm-gpu.md, "The rows both ways in one walk").  Latency bounds it: a step's
 // chain of shuffles and minimum with 3.6 warps a scheduler.  Since call 122 the default
 // gives each way of a row its own 16 lanes (rows_half): 3.90 ms under ncu, 1.91 G
-// instructions, 3.34 ms at the running clock.  Since call 137 its shuffles name the whole warp
-// and its codes come in chunks a step a lane (rows_half, STAGE): 2.95 ms at the running clock,
-// 1.45 G instructions, DRAM 67 % busy (the sum's 6.4 GB of stores and loads).
+// instructions, 3.34 ms at the running clock.  Its shuffles name the whole warp (call 134)
+// and its codes come in chunks a step a lane (rows_half, STAGE; call 137): 2.95 ms at the
+// running clock, 1.45 G instructions, DRAM 67 % busy (the sum's 6.4 GB of stores and loads).
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -296,7 +296,7 @@ struct rows_half {
         for (int j = 0; j < P; j++)
             pv[j] = old[j] = 0;
         nc = __ldg(cr + clampx(cb + s, W));
-        if (STAGE) {
+        if (STAGE) { // (lc, g and nc above are then taken from the chunk at step 0: unused)
             chunk_load(r.ln, cur);
             chunk_load(L + r.ln, nxt);
         }
