@@ -268,26 +268,34 @@ static void check_rows(int W, int H, int D, int cost, int min_disp)
     uint16_t *d_vol = dev(11, bytes);
     CHECKF(gvis_cu_sgm_rows_ok(D, 1, stride), "rows %dx%d D %d: not taken", W, H, D);
     /* both lane layouts, with and without the L2 prefetch; a way a line with the codes in
-     * chunks (the default) and loaded a step ahead */
-    static const char *const knobs[][3] = {{"2", "4", ""},  {"4", "0", ""},  {"2", "0", ""},   {"4", "1", ""},
-                                           {"h", "4", ""},  {"h8", "0", ""}, {"h8", "4", ""},  {"", "0", ""},
-                                           {"h", "4", "0"}, {"h8", "0", "0"}, {"", "4", "0"}};
-    for (int v = 0; v < 11; v++) {
+     * chunks (the default) and loaded a step ahead, its first visits in bytes (the default)
+     * and in words */
+    static const char *const knobs[][4] = {
+        {"2", "4", "", ""},   {"4", "0", "", ""},    {"2", "0", "", ""},   {"4", "1", "", ""},
+        {"h", "4", "", ""},   {"h8", "0", "", ""},   {"h8", "4", "", ""},  {"", "0", "", ""},
+        {"h", "4", "0", ""},  {"h8", "0", "0", ""},  {"", "4", "0", ""},   {"", "4", "", "0"},
+        {"h8", "4", "", "0"}, {"h", "0", "0", "0"}, {"", "", "", ""},    {"h", "4", "0", "1"}};
+    const int nk = (int)(sizeof knobs / sizeof knobs[0]);
+    for (int v = 0; v < nk; v++) {
         setenv("GVIS_SGM_ROWS_P", knobs[v][0], 1);
         setenv("GVIS_SGM_ROWS_PF", knobs[v][1], 1);
         setenv("GVIS_SGM_ROWS_STAGE", knobs[v][2], 1);
+        setenv("GVIS_SGM_ROWS_U8", knobs[v][3], 1);
         CHECK(gvis_cu_memset(job, d_vol, 0xa7, bytes) == 0);
         CHECK(gvis_cu_sgm_rows_sum(d_cl, d_cr, d_gl, tab, W, H, D, p.min_disp, 1, p.p1, p.p2, p.p2_adapt, d_vol,
                                    stride, stream) == 0);
         down(vol, d_vol, bytes);
         const size_t bad = sum_diff(vol, stride, n, D, ref, NULL);
         CHECKF(bad == 0,
-               "rows %dx%d D %d %s min-disp %d, %s pairs a lane, prefetch %s, stage %s: %zu of %zu values differ", W,
-               H, D, tab ? "ad-census" : "census", min_disp, knobs[v][0], knobs[v][1], knobs[v][2], bad, n * stride);
+               "rows %dx%d D %d %s min-disp %d, %s pairs a lane, prefetch %s, stage %s, bytes %s: %zu of %zu values "
+               "differ",
+               W, H, D, tab ? "ad-census" : "census", min_disp, knobs[v][0], knobs[v][1], knobs[v][2], knobs[v][3], bad,
+               n * stride);
     }
     unsetenv("GVIS_SGM_ROWS_P");
     unsetenv("GVIS_SGM_ROWS_PF");
     unsetenv("GVIS_SGM_ROWS_STAGE");
+    unsetenv("GVIS_SGM_ROWS_U8");
     /* refused: the 9x7 census, D outside 65 .. 128, another stride; and the knob */
     CHECK(!gvis_cu_sgm_rows_ok(D, 0, stride) && !gvis_cu_sgm_rows_ok(64, 1, 64) && !gvis_cu_sgm_rows_ok(D, 1, 192));
     CHECK(gvis_cu_sgm_rows_sum(d_cl, d_cr, d_gl, tab, W, H, D, 0, 0, p.p1, p.p2, p.p2_adapt, d_vol, stride,
@@ -449,8 +457,11 @@ int main(void)
     check_edges(300, 4, 64, 8, GVIS_COST_CENSUS, GVIS_CENSUS_SYM);
     progress("band edges done");
 
-    /* both row directions in one launch: 1x1, a row, odd and even widths, D 80 .. 128 */
-    const int rows[][3] = {{1, 1, 128}, {2, 3, 128}, {3, 2, 96}, {631, 5, 128}, {640, 3, 80}, {97, 4, 112}, {5, 7, 128}};
+    /* both row directions in one launch: 1x1, a row, odd and even widths (those under 11: every
+     * crossing of the walks, where the second visits' loads begin), D 80 .. 128 */
+    const int rows[][3] = {{1, 1, 128}, {2, 3, 128}, {3, 2, 96}, {631, 5, 128}, {640, 3, 80}, {97, 4, 112},
+                           {5, 7, 128}, {4, 2, 128}, {6, 3, 96},  {7, 2, 128},   {8, 2, 112},  {9, 3, 128},
+                           {10, 2, 80}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         check_rows(rows[i][0], rows[i][1], rows[i][2], i % 2 ? GVIS_COST_CENSUS : GVIS_COST_ADCENSUS,
                    i % 3 == 0 ? -3 : i % 3 == 1 ? 0 : 7);

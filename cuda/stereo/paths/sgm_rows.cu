@@ -49,6 +49,44 @@ namespace {
 
 using rows_args = codes_sum_args;
 
+// A lane's P words of path costs (each half at most 255) as P / 2 words of bytes, byte 2 j
+// + h the half h of word j, and back (rows_half's U8 first visits).
+template <int P>
+__device__ __forceinline__ void bytes_store(uint32_t *p, const uint32_t (&v)[P])
+{
+    if constexpr (P == 4)
+        *reinterpret_cast<uint2 *>(p) = make_uint2(__byte_perm(v[0], v[1], 0x6420), __byte_perm(v[2], v[3], 0x6420));
+    else
+#pragma unroll
+        for (int j = 0; j < P / 2; j += 4)
+            *reinterpret_cast<uint4 *>(p + j) =
+                make_uint4(__byte_perm(v[2 * j], v[2 * j + 1], 0x6420), __byte_perm(v[2 * j + 2], v[2 * j + 3], 0x6420),
+                           __byte_perm(v[2 * j + 4], v[2 * j + 5], 0x6420), __byte_perm(v[2 * j + 6], v[2 * j + 7], 0x6420));
+}
+
+template <int P>
+__device__ __forceinline__ void bytes_load(const uint32_t *p, uint32_t (&b)[P / 2])
+{
+    if constexpr (P == 4) {
+        const uint2 u = *reinterpret_cast<const uint2 *>(p);
+        b[0] = u.x, b[1] = u.y;
+    } else {
+#pragma unroll
+        for (int j = 0; j < P / 2; j += 4) {
+            const uint4 u = *reinterpret_cast<const uint4 *>(p + j);
+            b[j] = u.x, b[j + 1] = u.y, b[j + 2] = u.z, b[j + 3] = u.w;
+        }
+    }
+}
+
+template <int P>
+__device__ __forceinline__ void bytes_unpack(const uint32_t (&b)[P / 2], uint32_t (&v)[P])
+{
+#pragma unroll
+    for (int j = 0; j < P / 2; j++)
+        v[2 * j] = __byte_perm(b[j], 0, 0x4140), v[2 * j + 1] = __byte_perm(b[j], 0, 0x4342);
+}
+
 // One row's walk both ways, by the L = 64 / P lanes of its line.  The windows are indexed
 // with the step's phase PH = t mod P, so that the step loop unrolled P times moves no
 // register (moving them, 2 (P - 1) moves a run and way, made the P = 4 launch 4.96 ms
@@ -222,7 +260,16 @@ struct rows_walk {
 // scoreboard, call 135), with the sum's stores and loads keeping DRAM ~60 % busy.  In chunks
 // the rows took 2.95 ms against 3.16 (1.45 G instructions against 1.68 G), the 4K command
 // 10.71-10.72 ms against 10.94-10.95 (call 137, docs/notes-sgm-gpu.md).
-template <int P, bool FULL, bool ADC, bool STAGE = false>
+// U8 (the default; GVIS_SGM_ROWS_U8=0: u16 words): a first visit stores its path costs as
+// bytes (each fits in 8 bits, lib/stereo/sgm.h step 4) in the first half of the pixel's
+// words, byte 2 w + h the half h of word w, and the second visit loads those bytes at the
+// step before, widens them only where it adds (widened where loaded, the step waited on the
+// load at its top: call 138), and stores the u16 sum over them: 512 bytes a pixel and D 128
+// of stores and loads against 768.  A second visit's stores overwrite bytes that other
+// lanes of its line loaded, so a __syncwarp comes before them.  At 3840x2160, D = 128 on an
+// H100: the rows 2.60 ms against 2.92 under ncu (DRAM 51 % busy against 67 %), the command
+// 10.34-10.42 ms against 10.68-10.73 (call 139, docs/notes-sgm-gpu.md).
+template <int P, bool FULL, bool ADC, bool STAGE = false, bool U8 = false>
 struct rows_half {
     static constexpr int L = run_shape<P>::L, Q = run_shape<P>::Q;
     const rows_args &a;
@@ -230,7 +277,7 @@ struct rows_half {
     const uint8_t *p2lut, *ad;
     const uint64_t *cl, *cr;
     const uint8_t *gd;
-    uint32_t *srow;
+    uint32_t *srow, *srow8; // the lane's words of the row's first pixel; U8: its bytes
     int W, s, x0, cb;
     uint32_t perm;  // the store's byte permute: identity forwards, reversed and swapped backwards
     unsigned rmask; // the row's lanes (both halves)
@@ -238,6 +285,7 @@ struct rows_half {
     uint32_t wc[2][P];
     int wg[2][P];
     uint32_t pv[P], old[P];
+    uint32_t ob[P / 2]; // U8: the bytes of the next second visit
     uint64_t lc, nc; // nc: the code that enters the window after this step (j = 0)
     int g, gp, m;
     // STAGE: chunk c holds, in lane ln, what step u = L c + ln reads: the left code (low
@@ -284,6 +332,7 @@ struct rows_half {
         const size_t row = (size_t)y * W;
         cl = a.cl + row, cr = a.cr + row, gd = a.guide + row;
         srow = a.sum + row * a.sw + (bw ? 64 - P * (r.ln + 1) : P * r.ln);
+        srow8 = a.sum + row * a.sw + (bw ? 32 - P * (r.ln + 1) / 2 : P * r.ln / 2);
 #pragma unroll
         for (int h = 0; h < 2; h++)
 #pragma unroll
@@ -295,6 +344,9 @@ struct rows_half {
 #pragma unroll
         for (int j = 0; j < P; j++)
             pv[j] = old[j] = 0;
+#pragma unroll
+        for (int j = 0; j < P / 2; j++)
+            ob[j] = 0;
         nc = __ldg(cr + clampx(cb + s, W));
         if (STAGE) { // (lc, g and nc above are then taken from the chunk at step 0: unused)
             chunk_load(r.ln, cur);
@@ -351,10 +403,17 @@ struct rows_half {
 #pragma unroll
         for (int j = 0; j < P; j++)
             v[j] = __byte_perm(u[j], u[P - 1 - j], perm);
-        uint32_t *d = srow + (size_t)x * a.sw;
+        uint32_t *d = srow + (size_t)x * a.sw, *d8 = srow8 + (size_t)x * a.sw;
         if (2 * t < W - 1) {
-            words_store<P>(d, v);
+            if (U8)
+                bytes_store<P>(d8, v);
+            else
+                words_store<P>(d, v);
         } else if (2 * t > W - 1) {
+            if constexpr (U8) { // (the bytes under these words were loaded by the line)
+                __syncwarp(rmask);
+                bytes_unpack<P>(ob, old);
+            }
 #pragma unroll
             for (int j = 0; j < P; j++)
                 v[j] += old[j];
@@ -374,11 +433,16 @@ struct rows_half {
         // the next second visit's words (stored at step W - 2 - t <= t by the other half),
         // and those pf steps on into L2
         if (2 * (t + 1) > W - 1 && t + 1 < W) {
-            __syncwarp(rmask);
-            words_load<P>(d + s * a.sw, old);
+            // (U8: past the crossing the __syncwarp before the stores orders the first visits)
+            if (!U8 || 2 * t <= W - 1)
+                __syncwarp(rmask);
+            if constexpr (U8)
+                bytes_load<P>(d8 + s * a.sw, ob);
+            else
+                words_load<P>(d + s * a.sw, old);
         }
         if (a.pf > 0 && 2 * (t + a.pf) > W - 1 && t + a.pf < W)
-            asm volatile("prefetch.global.L2 [%0];" ::"l"(d + (ptrdiff_t)s * a.pf * a.sw));
+            asm volatile("prefetch.global.L2 [%0];" ::"l"((U8 ? d8 : d) + (ptrdiff_t)s * a.pf * a.sw));
         m = line_min<L>(min((int)(mm & 0xffffu), (int)(mm >> 16)), r.gmask);
         // the window moves: element P - 1's slot takes the new element 0 (the run below's
         // element P - 1: lane ln - 1's run, or at q = 0 the other block's last lane; j = 0
@@ -421,7 +485,7 @@ __device__ __forceinline__ void steps_from(RW &rw, int t, int W)
 
 // A block walks WARPS x 32 / L rows (L = 2 * 32 / P lanes a row), both ways; HALF: WARPS x
 // 16 / L rows, a way a line of L lanes (rows_half).
-template <int P, bool FULL, bool ADC, bool HALF, bool STAGE = false>
+template <int P, bool FULL, bool ADC, bool HALF, bool STAGE = false, bool U8 = false>
 __global__ void __launch_bounds__(WARPS * 32) rows_kernel(rows_args a)
 {
     __shared__ uint8_t p2lut[256];
@@ -435,7 +499,7 @@ __global__ void __launch_bounds__(WARPS * 32) rows_kernel(rows_args a)
     const int y = (int)(blockIdx.x * WARPS + (threadIdx.x >> 5)) * (32 / LR) + (int)(threadIdx.x & 31) / LR;
     if (y >= a.height)
         return; // the row's lanes together
-    std::conditional_t<HALF, rows_half<P, FULL, ADC, STAGE>, rows_walk<P, FULL, ADC>> rw(a, y, p2lut, ad);
+    std::conditional_t<HALF, rows_half<P, FULL, ADC, STAGE, U8>, rows_walk<P, FULL, ADC>> rw(a, y, p2lut, ad);
     for (int t = 0; t < a.width; t += P)
         steps_from<0, P>(rw, t, a.width);
 }
@@ -464,15 +528,22 @@ int rows_prefetch(void)
     return e && *e ? atoi(e) : 4;
 }
 
-template <int P, bool HALF, bool STAGE = false>
+template <int P, bool HALF, bool STAGE = false, bool U8 = false>
 void rows_launch(bool full, bool adc, dim3 grid, cudaStream_t s, const rows_args &a)
 {
     if (full)
-        adc ? rows_kernel<P, true, true, HALF, STAGE><<<grid, WARPS * 32, 0, s>>>(a)
-            : rows_kernel<P, true, false, HALF, STAGE><<<grid, WARPS * 32, 0, s>>>(a);
+        adc ? rows_kernel<P, true, true, HALF, STAGE, U8><<<grid, WARPS * 32, 0, s>>>(a)
+            : rows_kernel<P, true, false, HALF, STAGE, U8><<<grid, WARPS * 32, 0, s>>>(a);
     else
-        adc ? rows_kernel<P, false, true, HALF, STAGE><<<grid, WARPS * 32, 0, s>>>(a)
-            : rows_kernel<P, false, false, HALF, STAGE><<<grid, WARPS * 32, 0, s>>>(a);
+        adc ? rows_kernel<P, false, true, HALF, STAGE, U8><<<grid, WARPS * 32, 0, s>>>(a)
+            : rows_kernel<P, false, false, HALF, STAGE, U8><<<grid, WARPS * 32, 0, s>>>(a);
+}
+
+// A way a line, the layout and the staging chosen: the first visits in bytes or words.
+template <int P, bool STAGE>
+void half_launch(bool u8, bool full, bool adc, dim3 grid, cudaStream_t s, const rows_args &a)
+{
+    u8 ? rows_launch<P, true, STAGE, true>(full, adc, grid, s, a) : rows_launch<P, true, STAGE>(full, adc, grid, s, a);
 }
 
 // A way a line: the codes in chunks a step a lane (GVIS_SGM_ROWS_STAGE=0: each step loads
@@ -480,6 +551,16 @@ void rows_launch(bool full, bool adc, dim3 grid, cudaStream_t s, const rows_args
 bool rows_stage(void)
 {
     const char *e = getenv("GVIS_SGM_ROWS_STAGE");
+    return !(e && *e == '0');
+}
+
+// A way a line: the first visits' path costs stored as bytes (GVIS_SGM_ROWS_U8=0: as the
+// sum's u16 words).  Loaded 2 or 4 steps ahead instead of 1 they took 10.50-10.57 and
+// 10.97-11.03 ms at 4K against 10.34-10.42 (call 139): the extra branches of each step cost
+// more than the load's latency.
+bool rows_u8(void)
+{
+    const char *e = getenv("GVIS_SGM_ROWS_U8");
     return !(e && *e == '0');
 }
 
@@ -507,11 +588,11 @@ extern "C" int gvis_cu_sgm_rows_sum(const uint64_t *d_cl, const uint64_t *d_cr, 
     const dim3 grid((unsigned)((height + per - 1) / per));
     cudaStream_t s = (cudaStream_t)stream;
     const bool full = D == 128, adc = luts != nullptr;
-    const bool stage = rows_stage();
+    const bool stage = rows_stage(), u8 = rows_u8();
     if (P == -4)
-        stage ? rows_launch<4, true, true>(full, adc, grid, s, a) : rows_launch<4, true>(full, adc, grid, s, a);
+        stage ? half_launch<4, true>(u8, full, adc, grid, s, a) : half_launch<4, false>(u8, full, adc, grid, s, a);
     else if (P == -8)
-        stage ? rows_launch<8, true, true>(full, adc, grid, s, a) : rows_launch<8, true>(full, adc, grid, s, a);
+        stage ? half_launch<8, true>(u8, full, adc, grid, s, a) : half_launch<8, false>(u8, full, adc, grid, s, a);
     else if (P == 4)
         rows_launch<4, false>(full, adc, grid, s, a);
     else
