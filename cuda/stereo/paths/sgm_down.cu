@@ -348,11 +348,12 @@ __global__ void __launch_bounds__(TWW * 32, BOTH ? 4 : 1) down_kernel(down_args 
         pc.costs(ad, cst); // (a line out of the image: garbage, never kept)
         if (live) {
             // the diagonals first (the edge columns' path costs go out to the neighbours early
-            // in the row), then the vertical
+            // in the row), then the vertical; acc: the three path costs, then the words
+            // loaded a row ahead, added last (added first, the row's first add waited on them)
             uint32_t cur[P], acc[P];
 #pragma unroll
             for (int j = 0; j < P; j++)
-                acc[j] = old[j];
+                acc[j] = 0;
             if (DIAG) {
                 // (1, 1) from column c - 1 of the row before, (-1, 1) from column c + 1
                 uint32_t prev[P], cl_[P];
@@ -393,7 +394,7 @@ __global__ void __launch_bounds__(TWW * 32, BOTH ? 4 : 1) down_kernel(down_args 
 #pragma unroll
             for (int j = 0; j < P; j++) {
                 pv[j] = cur[j];
-                acc[j] += FULL ? cur[j] : cur[j] & r.vm[j];
+                acc[j] += (FULL ? cur[j] : cur[j] & r.vm[j]) + old[j];
             }
             mv = run_min<P, FULL>(cur, r);
             words_store<P>(sp, acc);

@@ -49,44 +49,6 @@ namespace {
 
 using rows_args = codes_sum_args;
 
-// A lane's P words of path costs (each half at most 255) as P / 2 words of bytes, byte 2 j
-// + h the half h of word j, and back (rows_half's U8 first visits).
-template <int P>
-__device__ __forceinline__ void bytes_store(uint32_t *p, const uint32_t (&v)[P])
-{
-    if constexpr (P == 4)
-        *reinterpret_cast<uint2 *>(p) = make_uint2(__byte_perm(v[0], v[1], 0x6420), __byte_perm(v[2], v[3], 0x6420));
-    else
-#pragma unroll
-        for (int j = 0; j < P / 2; j += 4)
-            *reinterpret_cast<uint4 *>(p + j) =
-                make_uint4(__byte_perm(v[2 * j], v[2 * j + 1], 0x6420), __byte_perm(v[2 * j + 2], v[2 * j + 3], 0x6420),
-                           __byte_perm(v[2 * j + 4], v[2 * j + 5], 0x6420), __byte_perm(v[2 * j + 6], v[2 * j + 7], 0x6420));
-}
-
-template <int P>
-__device__ __forceinline__ void bytes_load(const uint32_t *p, uint32_t (&b)[P / 2])
-{
-    if constexpr (P == 4) {
-        const uint2 u = *reinterpret_cast<const uint2 *>(p);
-        b[0] = u.x, b[1] = u.y;
-    } else {
-#pragma unroll
-        for (int j = 0; j < P / 2; j += 4) {
-            const uint4 u = *reinterpret_cast<const uint4 *>(p + j);
-            b[j] = u.x, b[j + 1] = u.y, b[j + 2] = u.z, b[j + 3] = u.w;
-        }
-    }
-}
-
-template <int P>
-__device__ __forceinline__ void bytes_unpack(const uint32_t (&b)[P / 2], uint32_t (&v)[P])
-{
-#pragma unroll
-    for (int j = 0; j < P / 2; j++)
-        v[2 * j] = __byte_perm(b[j], 0, 0x4140), v[2 * j + 1] = __byte_perm(b[j], 0, 0x4342);
-}
-
 // One row's walk both ways, by the L = 64 / P lanes of its line.  The windows are indexed
 // with the step's phase PH = t mod P, so that the step loop unrolled P times moves no
 // register (moving them, 2 (P - 1) moves a run and way, made the P = 4 launch 4.96 ms
