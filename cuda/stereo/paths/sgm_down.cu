@@ -332,9 +332,17 @@ __global__ void __launch_bounds__(TWW * 32, BOTH ? 4 : 1) down_kernel(down_args 
     // the guide at the line's previous pixel of each path: (x - 1, y - 1), (x + 1, y - 1),
     // (x, y - 1)
     int gl = 0, gr = 0, gv = 0;
+    // where the row's words of the sum are loaded: at the row's top (TOP), or at the end of
+    // the row before, beside the next row's codes.  At the top they have the row's work to
+    // come before the add: 4K 10.18-10.21 ms against 10.34-10.36, the pair 6.14 ms against
+    // 6.29 under ncu, 3.17 G instructions against 3.27 G, barrier stalls 25 % of the samples
+    // against 28.5 % (call 143).  With the validity masks (D < 128) that left the pair 40
+    // bytes of spills and D 96 12.84-12.87 ms against 12.51-12.54
+    constexpr bool TOP = FULL;
     if (live) {
         pc.load(a, base, pitch, r.kb, x, 0);
-        words_load<P>(sp, old);
+        if (!TOP)
+            words_load<P>(sp, old);
     }
     for (int y = 0; y < H; y++) {
         const int p = y & 1, q = p ^ 1;
@@ -343,6 +351,12 @@ __global__ void __launch_bounds__(TWW * 32, BOTH ? 4 : 1) down_kernel(down_args 
         // and polled again: calls 115-116)
         if (nbe && y >= 1)
             ring_load<P>(nbe + ((y - 1) & (RING - 1)) * 64, pre);
+        if (TOP && live) {
+            if (BOTH)
+                words_load_cg<P>(sp, old); // (maybe the other walk's, stored on another multiprocessor)
+            else
+                words_load<P>(sp, old);
+        }
         uint32_t cst[P];
         const int g = pc.g;
         pc.costs(ad, cst); // (a line out of the image: garbage, never kept)
@@ -417,7 +431,7 @@ __global__ void __launch_bounds__(TWW * 32, BOTH ? 4 : 1) down_kernel(down_args 
                 __syncwarp();
             }
         }
-        // the next row's codes, guides and words, a row ahead of their use
+        // the next row's codes and guides, a row ahead of their use (and its words, but TOP)
         if (live && y + 1 < H) {
             gv = g;
             const uint8_t *gd = a.guide + base + (ptrdiff_t)y * pitch + x;
@@ -426,10 +440,12 @@ __global__ void __launch_bounds__(TWW * 32, BOTH ? 4 : 1) down_kernel(down_args 
             if (DIAG && x + 1 < W)
                 gr = __ldg(gd + 1);
             pc.load(a, base, pitch, r.kb, x, y + 1);
-            if (BOTH)
-                words_load_cg<P>(sp, old); // (maybe the other walk's, stored on another multiprocessor)
-            else
-                words_load<P>(sp, old);
+            if (!TOP) {
+                if (BOTH)
+                    words_load_cg<P>(sp, old); // (maybe the other walk's, stored on another multiprocessor)
+                else
+                    words_load<P>(sp, old);
+            }
             if (PF && y + 2 < H) {
                 // two rows ahead: the right codes into L1 (both ends of the lane's two runs of
                 // 8), the sum's words into L2.  Loaded a row ahead only, the codes' first
