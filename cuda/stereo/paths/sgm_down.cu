@@ -88,6 +88,17 @@ __device__ __forceinline__ void slot_get(const uint32_t *s, int ln, uint32_t (&v
     }
 }
 
+// A lane's words of a row of the sum; BOTH from L2 (maybe the other walk's, stored on
+// another multiprocessor).
+template <bool BOTH, int P>
+__device__ __forceinline__ void row_words(const uint32_t *sp, uint32_t (&old)[P])
+{
+    if (BOTH)
+        words_load_cg<P>(sp, old);
+    else
+        words_load<P>(sp, old);
+}
+
 // A right code: with ADC the whole 64 bits (the right guide in bits 32-39), else its low
 // word.
 template <bool ADC>
@@ -255,12 +266,8 @@ __global__ void __launch_bounds__(TWW * 32, BOTH ? 4 : 1) down_kernel(down_args 
         // and polled again: calls 115-116)
         if (nbe && y >= 1)
             ring_load<P>(nbe + ((y - 1) & (RING - 1)) * 64, pre);
-        if (TOP && live) {
-            if (BOTH)
-                words_load_cg<P>(sp, old); // (maybe the other walk's, stored on another multiprocessor)
-            else
-                words_load<P>(sp, old);
-        }
+        if (TOP && live)
+            row_words<BOTH, P>(sp, old);
         uint32_t cst[P];
         const int g = pc.g;
         pc.costs(ad, cst); // (a line out of the image: garbage, never kept)
@@ -344,12 +351,8 @@ __global__ void __launch_bounds__(TWW * 32, BOTH ? 4 : 1) down_kernel(down_args 
             if (DIAG && x + 1 < W)
                 gr = __ldg(gd + 1);
             pc.load(a, base, pitch, r.kb, x, y + 1);
-            if (!TOP) {
-                if (BOTH)
-                    words_load_cg<P>(sp, old); // (maybe the other walk's, stored on another multiprocessor)
-                else
-                    words_load<P>(sp, old);
-            }
+            if (!TOP)
+                row_words<BOTH, P>(sp, old);
             if (PF && y + 2 < H) {
                 // two rows ahead: the right codes into L1 (both ends of the lane's two runs of
                 // 8), the sum's words into L2.  Loaded a row ahead only, the codes' first
