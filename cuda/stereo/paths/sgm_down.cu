@@ -273,8 +273,8 @@ __global__ void __launch_bounds__(TWW * 32, BOTH ? 4 : 1) down_kernel(down_args 
         pc.costs(ad, cst); // (a line out of the image: garbage, never kept)
         if (live) {
             // the diagonals first (the edge columns' path costs go out to the neighbours early
-            // in the row), then the vertical; acc: the three path costs, then the words
-            // loaded a row ahead, added last (added first, the row's first add waited on them)
+            // in the row), then the vertical; acc: the three path costs, then the row's words
+            // of the sum, added last (added first, the row's first add waited on them)
             uint32_t cur[P], acc[P];
 #pragma unroll
             for (int j = 0; j < P; j++)
@@ -342,7 +342,7 @@ __global__ void __launch_bounds__(TWW * 32, BOTH ? 4 : 1) down_kernel(down_args 
                 __syncwarp();
             }
         }
-        // the next row's codes and guides, a row ahead of their use (and its words, but TOP)
+        // the next row's codes and guides, a row ahead of their use (and, where not TOP, its words)
         if (live && y + 1 < H) {
             gv = g;
             const uint8_t *gd = a.guide + base + (ptrdiff_t)y * pitch + x;

@@ -392,8 +392,8 @@ struct rows_half {
                 words_store<P>(d, v);
             }
         }
-        // the next second visit's words (stored at step W - 2 - t <= t by the other half),
-        // and those pf steps on into L2
+        // the next second visit's words (U8: bytes), stored at step W - 2 - t <= t by the other
+        // half, and those pf steps on into L2
         if (2 * (t + 1) > W - 1 && t + 1 < W) {
             // (U8: past the crossing the __syncwarp before the stores orders the first visits)
             if (!U8 || 2 * t <= W - 1)
